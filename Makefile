@@ -1,0 +1,51 @@
+# Makefile for blinkam (PGXS)
+#
+#   make                 build
+#   make install         install into the PostgreSQL that PG_CONFIG names
+#   make test            as root on Debian bookworm: install what is missing,
+#                        build, install, run every suite as postgres
+#   make test-assert     the same against an assertion-enabled PostgreSQL 15
+#                        built once from Debian's source package
+#   make bench           IoT insert benchmark on a private temporary cluster
+#   make installcheck    the suites through PGXS, against an installed build
+
+EXTENSION = blinkam
+EXTVERSION = 0.1
+MODULE_big = blinkam
+OBJS = \
+	src/blinkam.o \
+	src/guc.o \
+	src/launcher.o \
+	src/shmem.o \
+	src/stats.o
+DATA = blinkam--$(EXTVERSION).sql
+
+REGRESS = $(basename $(notdir $(wildcard sql/*.sql)))
+REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/regress.conf
+ISOLATION = $(basename $(notdir $(wildcard specs/*.spec)))
+ISOLATION_OPTS = --temp-instance=tmp_check_iso --temp-config=$(srcdir)/regress.conf
+TAP_TESTS = 1
+
+PG_CONFIG ?= pg_config
+
+# Our own files build warning-free under -Wall -Wextra.  Unused parameters
+# are the rule for fmgr and callback signatures, so that one is off.
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
+
+EXTRA_CLEAN = out results output_iso tmp_check tmp_check_iso regression.diffs regression.out
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+ASSERT_DIR ?= $(CURDIR)/.pg-assert
+
+.PHONY: test test-assert bench
+
+test:
+	scripts/test.sh $(PG_CONFIG)
+
+test-assert:
+	scripts/test.sh "$$(scripts/build-assert-pg.sh $(ASSERT_DIR))"
+
+bench:
+	bench/run.sh

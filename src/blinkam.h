@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkam.h
+ *	  Declarations shared by every part of the blinkam extension.
+ *
+ * src/blinkam.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKAM_H
+#define BLINKAM_H
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "storage/latch.h"
+
+#define BLINKAM_NAME			"blinkam"
+#define BLINKAM_LAUNCHER_TYPE	"blinkam launcher"
+
+/*
+ * Shared counters, reported by blinkam_stats().  Each entry is
+ * X(enum suffix, SQL name, description); adding a counter is one line here.
+ * Counters only ever grow (until blinkam_reset_stats()); they are updated
+ * with atomic adds and read without a lock, so a reader may see one counter
+ * a little ahead of another.
+ */
+#define BLINKAM_COUNTERS(X) \
+	X(LAUNCHER_STARTS, "launcher_starts", "times the blinkam launcher process has started")
+
+typedef enum BlinkamCounter
+{
+#define BLINKAM_COUNTER_ENUM(sym, name, desc) BLINKAM_COUNTER_##sym,
+	BLINKAM_COUNTERS(BLINKAM_COUNTER_ENUM)
+#undef BLINKAM_COUNTER_ENUM
+	BLINKAM_NUM_COUNTERS
+} BlinkamCounter;
+
+/*
+ * The extension-wide shared state, one per cluster, created at postmaster
+ * start (shmem.c).
+ *
+ * lock (tranche "blinkam") protects launcher_pid and launcher_latch.  The
+ * counters need no lock.
+ */
+typedef struct BlinkamSharedState
+{
+	LWLock	   *lock;
+	pid_t		launcher_pid;	/* 0 while no launcher runs */
+	Latch	   *launcher_latch; /* its process latch, NULL if none */
+	pg_atomic_uint64 counters[BLINKAM_NUM_COUNTERS];
+} BlinkamSharedState;
+
+/* guc.c */
+extern bool blinkam_enable_workers;
+extern void blinkam_define_gucs(void);
+
+/* shmem.c */
+extern BlinkamSharedState *BlinkamShared;
+extern void blinkam_shmem_install_hooks(void);
+extern const char *blinkam_counter_name(BlinkamCounter c);
+
+static inline void
+blinkam_count(BlinkamCounter c, uint64 n)
+{
+	pg_atomic_fetch_add_u64(&BlinkamShared->counters[c], n);
+}
+
+/* launcher.c */
+extern void blinkam_register_launcher(void);
+extern PGDLLEXPORT void blinkam_launcher_main(Datum main_arg);
+
+#endif							/* BLINKAM_H */
