@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# run.sh — `make bench`: the IoT insert benchmark on a private cluster.
+#
+# As root on a fresh Debian machine: installs what is missing (PostgreSQL
+# 15, its server headers, gnuplot), builds and installs blinkam, starts a
+# temporary cluster as the postgres user (initdb in a temp directory,
+# blinkam preloaded, synchronous_commit = off), runs the workload for each
+# client count and each configuration in turn, and stops the cluster.
+# As another user it skips the installs and runs the cluster as itself.
+#
+# Settings (environment variables):
+#   CLIENTS    client counts to sweep        (default "1 8 32 64 128 256")
+#   DURATION   seconds per run               (default 10)
+#   CONFIGS    configurations, from bench/configs/NAME.sql
+#                                            (default: every file there)
+#   JOBS       pgbench threads at most       (default: number of cores)
+#   PERF=1     also `perf record -a -g` each run (needs perf)
+#
+# Output: bench/results/iot-STAMP.{csv,md,png} (copied to iot-latest.*)
+# and the markdown table on standard output.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+CLIENTS=${CLIENTS:-"1 8 32 64 128 256"}
+DURATION=${DURATION:-10}
+JOBS=${JOBS:-$(nproc)}
+if [ -z "${CONFIGS:-}" ]; then
+	CONFIGS=$(for f in "$here"/configs/*.sql; do basename "$f" .sql; done | sort)
+fi
+for c in $CONFIGS; do
+	[ -f "$here/configs/$c.sql" ] || { echo "bench: no configuration $c" >&2; exit 2; }
+done
+
+say() { echo "bench: $*" >&2; }
+
+# --- install and build ----------------------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	"$top/scripts/install-deps.sh" gnuplot-nox $([ "${PERF:-0}" = 1 ] && echo linux-perf)
+	id postgres >/dev/null 2>&1 || useradd --system --create-home --shell /bin/bash postgres
+	as_owner() { runuser -u postgres -- "$@"; }
+	owner=postgres
+else
+	as_owner() { "$@"; }
+	owner=$(id -un)
+fi
+pg_config=${PG_CONFIG:-pg_config}
+bindir=$("$pg_config" --bindir)
+say "building and installing blinkam into $("$pg_config" --version)"
+make -s -C "$top" PG_CONFIG="$pg_config" >/dev/null
+make -s -C "$top" install PG_CONFIG="$pg_config" >/dev/null
+
+# --- private cluster ------------------------------------------------------
+work=$(mktemp -d /tmp/blinkam-bench.XXXXXX)
+chown "$owner" "$work"
+export PGHOST=$work PGPORT=5499 PGDATABASE=bench
+cleanup() {
+	as_owner "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+as_owner "$bindir/initdb" -D "$work/data" -A trust -U postgres >/dev/null
+cat >>"$work/data/postgresql.conf" <<CONF
+# blinkam bench settings
+listen_addresses = ''
+unix_socket_directories = '$work'
+port = $PGPORT
+shared_preload_libraries = 'blinkam'
+synchronous_commit = off
+max_connections = 300
+shared_buffers = 2GB
+max_wal_size = 16GB
+min_wal_size = 1GB
+checkpoint_timeout = 30min
+CONF
+as_owner "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
+export PGOPTIONS='-c client_min_messages=warning'
+psql_q() { as_owner "$bindir/psql" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+psql_q -d postgres -c "CREATE DATABASE bench"
+psql_q -c "CREATE EXTENSION blinkam"
+# The wait-event sampler: once per 50 ms, the wait event of every pgbench
+# backend that is running a statement ('CPU' when it waits for nothing;
+# backends idle between transactions, waiting for pgbench, are left out)
+# into a temporary table, so the sampling itself writes no WAL.  COMMIT
+# refreshes pg_stat_activity.
+psql_q <<'SQL'
+CREATE PROCEDURE bench_sample_waits(seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	stop_at timestamptz := clock_timestamp() + seconds * interval '1 second';
+BEGIN
+	WHILE clock_timestamp() < stop_at LOOP
+		INSERT INTO bench_waits
+		SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU')
+		  FROM pg_stat_activity
+		 WHERE application_name = 'pgbench' AND state = 'active';
+		COMMIT;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+END $$;
+SQL
+
+say "settings:"
+psql_q -F ' = ' -c "SELECT name, setting || coalesce(unit, '') FROM pg_settings
+	WHERE name IN ('shared_preload_libraries', 'synchronous_commit', 'max_connections',
+	               'shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_level',
+	               'full_page_writes', 'fsync', 'server_version')
+	ORDER BY name" | sed 's/^/    /' >&2
+say "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; clients: $CLIENTS; ${DURATION}s per run; configurations: $(echo $CONFIGS)"
+
+# --- runs -----------------------------------------------------------------
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+results=$here/results
+mkdir -p "$results"
+csv=$results/iot-$stamp.csv
+echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,top_waits" >"$csv"
+
+# percentile P (0-100) of the sorted numbers in file $1
+percentile() {
+	awk -v p="$2" '{ v[NR] = $1 } END {
+		if (NR == 0) { print "NaN"; exit }
+		i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR
+		printf "%.3f", v[i] / 1000 }' "$1"
+}
+
+run_one() {
+	local config=$1 clients=$2 jobs dir lsn0 lsn1 tps rows waits
+	jobs=$((clients < JOBS ? clients : JOBS))
+	dir=$work/run-$config-$clients
+	mkdir -p "$dir" && chown "$owner" "$dir"
+
+	psql_q -c "DROP TABLE IF EXISTS measure" -f "$here/configs/$config.sql" -c "CHECKPOINT"
+	lsn0=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
+
+	as_owner "$bindir/psql" -U postgres -X -q -At -v ON_ERROR_STOP=1 \
+		-c "CREATE TEMP TABLE bench_waits (w text)" \
+		-c "CALL bench_sample_waits($DURATION)" \
+		-c "SELECT string_agg(w || ' ' || round(100.0 * n / total) || '%', '; ' ORDER BY n DESC)
+			  FROM (SELECT w, count(*) AS n, sum(count(*)) OVER () AS total
+					  FROM bench_waits GROUP BY w ORDER BY n DESC LIMIT 3) s" \
+		>"$dir/waits" 2>&1 &
+	local sampler=$!
+	local perf=
+	if [ "${PERF:-0}" = 1 ]; then
+		perf record -a -g -o "$results/perf-$stamp-$config-$clients.data" \
+			-- sleep "$DURATION" >/dev/null 2>&1 &
+		perf=$!
+	fi
+
+	(cd "$dir" && as_owner "$bindir/pgbench" -U postgres -n -M prepared \
+		-c "$clients" -j "$jobs" -T "$DURATION" -f "$here/iot.sql" \
+		-l --log-prefix="$dir/log") >"$dir/pgbench.out" 2>&1 ||
+		{ cat "$dir/pgbench.out" >&2; exit 1; }
+	wait "$sampler" || true
+	[ -n "$perf" ] && { wait "$perf" || true; }
+
+	lsn1=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
+	rows=$(psql_q -c "SELECT count(*) FROM measure")
+	tps=$(awk '/^tps = / { printf "%.0f", $3; exit }' "$dir/pgbench.out")
+	cat "$dir"/log.* | awk '{ print $3 }' | sort -n >"$dir/lat"
+	waits=$(tr -d '\n,' <"$dir/waits")
+	psql_q -F , -c "SELECT '$config', $clients, $tps,
+			'$(percentile "$dir/lat" 50)', '$(percentile "$dir/lat" 95)',
+			'$(percentile "$dir/lat" 99)', $rows,
+			round(pg_wal_lsn_diff('$lsn1', '$lsn0') / greatest($rows, 1)),
+			round(pg_table_size('measure') / 1048576.0, 1),
+			round(pg_indexes_size('measure') / 1048576.0, 1),
+			'$waits'" >>"$csv"
+	say "$(tail -1 "$csv")"
+	rm -rf "$dir"
+}
+
+for clients in $CLIENTS; do
+	for config in $CONFIGS; do
+		run_one "$config" "$clients"
+	done
+done
+
+# --- report ---------------------------------------------------------------
+md=$results/iot-$stamp.md
+png=$results/iot-$stamp.png
+{
+	echo "IoT insert benchmark, $stamp: $(nproc) cores, synchronous_commit = off,"
+	echo "${DURATION}s per run, configurations run alternately in one cluster."
+	echo "TPS ratio: against heap_btree at the same client count."
+	echo
+	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | top wait events |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	awk -F, 'NR > 1 { row[NR] = $0; if ($1 == "heap_btree") base[$2] = $3 }
+		END {
+			for (i = 2; i <= NR; i++) {
+				split(row[i], f, ",")
+				ratio = (f[2] in base && base[f[2]] > 0) ? sprintf("%.2f", f[3] / base[f[2]]) : "-"
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11]
+			}
+		}' "$csv"
+} >"$md"
+
+xtics=$(echo $CLIENTS | sed 's/ /, /g')
+plot_cmds="set terminal png noenhanced size 900,560; set output '$png';
+set title 'IoT inserts: TPS by client count ($(nproc) cores, synchronous_commit=off)';
+set xlabel 'clients'; set ylabel 'transactions per second (10 rows each)';
+set logscale x 2; set xtics ($xtics); set grid; set key top left; set yrange [0:*]; set datafile separator ',';"
+plots=
+for config in $CONFIGS; do
+	awk -F, -v c="$config" 'NR > 1 && $1 == c { print $2 "," $3 }' "$csv" >"$work/$config.dat"
+	plots="${plots:+$plots, }'$work/$config.dat' using 1:2 with linespoints lw 2 title '$config'"
+done
+gnuplot -e "$plot_cmds plot $plots"
+
+for f in csv md png; do cp "$results/iot-$stamp.$f" "$results/iot-latest.$f"; done
+cat "$md"
+say "results: $csv, $md, $png"
