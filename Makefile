@@ -45,7 +45,7 @@ test:
 	scripts/test.sh $(PG_CONFIG)
 
 test-assert:
-	scripts/test.sh "$$(scripts/build-assert-pg.sh $(ASSERT_DIR))"
+	pgc=$$(scripts/build-assert-pg.sh $(ASSERT_DIR)) && scripts/test.sh "$$pgc"
 
 bench:
 	bench/run.sh

@@ -57,7 +57,11 @@ cd "$srcdir"
 	CFLAGS="-O1 -g" >"$cache/configure.log" 2>&1 ||
 	{ tail -30 "$cache/configure.log" >&2; exit 1; }
 log "building (log: $cache/build.log)"
-make -j"$(nproc)" -s >"$cache/build.log" 2>&1 || { tail -40 "$cache/build.log" >&2; exit 1; }
+# Generate the shared headers first: a parallel build that starts in
+# src/common can otherwise race their generation.
+{ make -s -C src/backend generated-headers &&
+	make -j"$(nproc)" -s; } >"$cache/build.log" 2>&1 ||
+	{ tail -40 "$cache/build.log" >&2; exit 1; }
 make -s install >>"$cache/build.log" 2>&1 || { tail -40 "$cache/build.log" >&2; exit 1; }
 touch "$stamp"
 echo "$prefix/bin/pg_config"

@@ -12,7 +12,7 @@
 # "tests: N passed, N failed".
 set -euo pipefail
 
-pg_config=${1:-pg_config}
+pg_config=${1:?usage: scripts/test.sh PG_CONFIG}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
