@@ -14,9 +14,19 @@ EXTVERSION = 0.1
 MODULE_big = blinkam
 OBJS = \
 	src/blinkam.o \
+	src/blinkbuild.o \
+	src/blinkfuncs.o \
+	src/blinkinsert.o \
+	src/blinkpage.o \
+	src/blinkscan.o \
+	src/blinksearch.o \
+	src/blinkutils.o \
+	src/blinkvacuum.o \
+	src/blinkverify.o \
 	src/guc.o \
 	src/launcher.o \
 	src/shmem.o \
+	src/splitreg.o \
 	src/stats.o
 DATA = blinkam--$(EXTVERSION).sql
 
@@ -36,6 +46,9 @@ EXTRA_CLEAN = out results output_iso tmp_check tmp_check_iso regression.diffs re
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies.
+$(OBJS): $(wildcard src/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 

@@ -23,3 +23,569 @@ COMMENT ON FUNCTION blinkam_reset_stats() IS
 'sets every blinkam counter to zero (not transactional)';
 
 REVOKE ALL ON FUNCTION blinkam_reset_stats() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- The blink index access method
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION blinkhandler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME', 'blinkhandler'
+LANGUAGE C STRICT;
+
+CREATE ACCESS METHOD blink TYPE INDEX HANDLER blinkhandler;
+COMMENT ON ACCESS METHOD blink IS 'B-link tree index access method';
+
+-- Verification and introspection.  They read index pages, so only
+-- superusers (or roles granted EXECUTE) may call them.
+
+CREATE FUNCTION blink_check(index regclass, heapallindexed boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'blink_check'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION blink_check(regclass, boolean) IS
+'verifies every invariant of a blink index; with heapallindexed, that every table row is indexed';
+
+CREATE FUNCTION blink_metap(index regclass,
+	OUT magic bigint, OUT version integer, OUT root bigint, OUT level integer)
+AS 'MODULE_PATHNAME', 'blink_metap'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION blink_page_stats(index regclass, blkno bigint,
+	OUT blkno bigint, OUT type text, OUT level integer,
+	OUT live_items integer, OUT dead_items integer, OUT free_size integer,
+	OUT right_link bigint, OUT left_link bigint, OUT incomplete_split boolean,
+	OUT version bigint, OUT sorted_items integer, OUT vacuum_cycle integer)
+AS 'MODULE_PATHNAME', 'blink_page_stats'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION blink_page_items(index regclass, blkno bigint)
+RETURNS TABLE (itemoffset integer, ctid tid, downlink bigint, itemlen integer,
+			   key text, is_highkey boolean, dead boolean)
+AS 'MODULE_PATHNAME', 'blink_page_items'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION blink_tree_stats(index regclass,
+	OUT pages bigint, OUT leaf_pages bigint, OUT internal_pages bigint,
+	OUT free_pages bigint, OUT levels integer, OUT incomplete_splits bigint,
+	OUT avg_leaf_fill float8)
+AS 'MODULE_PATHNAME', 'blink_tree_stats'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+REVOKE ALL ON FUNCTION blink_check(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blink_metap(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blink_page_stats(regclass, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blink_page_items(regclass, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blink_tree_stats(regclass) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- Operator classes: btree's strategies (1 <, 2 <=, 3 =, 4 >=, 5 >),
+-- support 1 = the btree comparison proc, support 2 = sortsupport; the
+-- families mirror btree's, cross-type members included.
+-- ---------------------------------------------------------------------
+
+-- Operator families and operator classes for the blink index access method.
+--
+-- blink orders keys exactly like btree and uses btree's strategy numbers
+-- (1 <, 2 <=, 3 =, 4 >=, 5 >) and support function numbers 1 (three-way
+-- comparison, required for every type pair with operators) and 2
+-- (sortsupport, optional, same-type only).  Every operator and function
+-- below is a built-in one.  Families and classes carry btree's names and,
+-- per family, btree's operators and its support functions 1 and 2.
+--
+-- Same-type members sit in their operator class; cross-type members are
+-- added to the family with ALTER OPERATOR FAMILY.
+
+
+-- ----------------------------------------------------------------------
+-- integer_ops: int2, int4, int8, with every cross-type comparison among them.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY integer_ops USING blink;
+
+CREATE OPERATOR CLASS int2_ops
+    DEFAULT FOR TYPE int2 USING blink FAMILY integer_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btint2cmp(int2, int2),
+        FUNCTION 2 btint2sortsupport(internal);
+
+CREATE OPERATOR CLASS int4_ops
+    DEFAULT FOR TYPE int4 USING blink FAMILY integer_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btint4cmp(int4, int4),
+        FUNCTION 2 btint4sortsupport(internal);
+
+CREATE OPERATOR CLASS int8_ops
+    DEFAULT FOR TYPE int8 USING blink FAMILY integer_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btint8cmp(int8, int8),
+        FUNCTION 2 btint8sortsupport(internal);
+
+ALTER OPERATOR FAMILY integer_ops USING blink ADD
+    -- int2 vs int4
+    OPERATOR 1 < (int2, int4),
+    OPERATOR 2 <= (int2, int4),
+    OPERATOR 3 = (int2, int4),
+    OPERATOR 4 >= (int2, int4),
+    OPERATOR 5 > (int2, int4),
+    FUNCTION 1 (int2, int4) btint24cmp(int2, int4),
+    -- int2 vs int8
+    OPERATOR 1 < (int2, int8),
+    OPERATOR 2 <= (int2, int8),
+    OPERATOR 3 = (int2, int8),
+    OPERATOR 4 >= (int2, int8),
+    OPERATOR 5 > (int2, int8),
+    FUNCTION 1 (int2, int8) btint28cmp(int2, int8),
+    -- int4 vs int2
+    OPERATOR 1 < (int4, int2),
+    OPERATOR 2 <= (int4, int2),
+    OPERATOR 3 = (int4, int2),
+    OPERATOR 4 >= (int4, int2),
+    OPERATOR 5 > (int4, int2),
+    FUNCTION 1 (int4, int2) btint42cmp(int4, int2),
+    -- int4 vs int8
+    OPERATOR 1 < (int4, int8),
+    OPERATOR 2 <= (int4, int8),
+    OPERATOR 3 = (int4, int8),
+    OPERATOR 4 >= (int4, int8),
+    OPERATOR 5 > (int4, int8),
+    FUNCTION 1 (int4, int8) btint48cmp(int4, int8),
+    -- int8 vs int2
+    OPERATOR 1 < (int8, int2),
+    OPERATOR 2 <= (int8, int2),
+    OPERATOR 3 = (int8, int2),
+    OPERATOR 4 >= (int8, int2),
+    OPERATOR 5 > (int8, int2),
+    FUNCTION 1 (int8, int2) btint82cmp(int8, int2),
+    -- int8 vs int4
+    OPERATOR 1 < (int8, int4),
+    OPERATOR 2 <= (int8, int4),
+    OPERATOR 3 = (int8, int4),
+    OPERATOR 4 >= (int8, int4),
+    OPERATOR 5 > (int8, int4),
+    FUNCTION 1 (int8, int4) btint84cmp(int8, int4);
+
+-- ----------------------------------------------------------------------
+-- oid_ops: oid.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY oid_ops USING blink;
+
+CREATE OPERATOR CLASS oid_ops
+    DEFAULT FOR TYPE oid USING blink FAMILY oid_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btoidcmp(oid, oid),
+        FUNCTION 2 btoidsortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- float_ops: float4 and float8, with the float4/float8 cross-type comparisons.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY float_ops USING blink;
+
+CREATE OPERATOR CLASS float4_ops
+    DEFAULT FOR TYPE float4 USING blink FAMILY float_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btfloat4cmp(float4, float4),
+        FUNCTION 2 btfloat4sortsupport(internal);
+
+CREATE OPERATOR CLASS float8_ops
+    DEFAULT FOR TYPE float8 USING blink FAMILY float_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btfloat8cmp(float8, float8),
+        FUNCTION 2 btfloat8sortsupport(internal);
+
+ALTER OPERATOR FAMILY float_ops USING blink ADD
+    -- float4 vs float8
+    OPERATOR 1 < (float4, float8),
+    OPERATOR 2 <= (float4, float8),
+    OPERATOR 3 = (float4, float8),
+    OPERATOR 4 >= (float4, float8),
+    OPERATOR 5 > (float4, float8),
+    FUNCTION 1 (float4, float8) btfloat48cmp(float4, float8),
+    -- float8 vs float4
+    OPERATOR 1 < (float8, float4),
+    OPERATOR 2 <= (float8, float4),
+    OPERATOR 3 = (float8, float4),
+    OPERATOR 4 >= (float8, float4),
+    OPERATOR 5 > (float8, float4),
+    FUNCTION 1 (float8, float4) btfloat84cmp(float8, float4);
+
+-- ----------------------------------------------------------------------
+-- numeric_ops: numeric.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY numeric_ops USING blink;
+
+CREATE OPERATOR CLASS numeric_ops
+    DEFAULT FOR TYPE numeric USING blink FAMILY numeric_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 numeric_cmp(numeric, numeric),
+        FUNCTION 2 numeric_sortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- bool_ops: bool.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY bool_ops USING blink;
+
+CREATE OPERATOR CLASS bool_ops
+    DEFAULT FOR TYPE bool USING blink FAMILY bool_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btboolcmp(bool, bool);
+
+-- ----------------------------------------------------------------------
+-- char_ops: "char" (the one-byte internal type).
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY char_ops USING blink;
+
+CREATE OPERATOR CLASS char_ops
+    DEFAULT FOR TYPE "char" USING blink FAMILY char_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btcharcmp("char", "char");
+
+-- ----------------------------------------------------------------------
+-- text_ops: text and name, with the name/text cross-type comparisons.
+-- varchar has no default class of its own: a varchar column is
+-- binary-coercible to text and so gets text_ops.  varchar_ops is
+-- a non-default alias class over text, as in btree.  Unlike btree,
+-- name_ops has no STORAGE cstring: name keys are stored as name.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY text_ops USING blink;
+
+CREATE OPERATOR CLASS name_ops
+    DEFAULT FOR TYPE name USING blink FAMILY text_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 btnamecmp(name, name),
+        FUNCTION 2 btnamesortsupport(internal);
+
+CREATE OPERATOR CLASS text_ops
+    DEFAULT FOR TYPE text USING blink FAMILY text_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 bttextcmp(text, text),
+        FUNCTION 2 bttextsortsupport(internal);
+
+-- Non-default alias class; all its members are the family's text ones.
+CREATE OPERATOR CLASS varchar_ops
+    FOR TYPE text USING blink FAMILY text_ops AS
+        STORAGE text;
+
+ALTER OPERATOR FAMILY text_ops USING blink ADD
+    -- name vs text
+    OPERATOR 1 < (name, text),
+    OPERATOR 2 <= (name, text),
+    OPERATOR 3 = (name, text),
+    OPERATOR 4 >= (name, text),
+    OPERATOR 5 > (name, text),
+    FUNCTION 1 (name, text) btnametextcmp(name, text),
+    -- text vs name
+    OPERATOR 1 < (text, name),
+    OPERATOR 2 <= (text, name),
+    OPERATOR 3 = (text, name),
+    OPERATOR 4 >= (text, name),
+    OPERATOR 5 > (text, name),
+    FUNCTION 1 (text, name) bttextnamecmp(text, name);
+
+-- ----------------------------------------------------------------------
+-- bpchar_ops: bpchar (character(n)).
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY bpchar_ops USING blink;
+
+CREATE OPERATOR CLASS bpchar_ops
+    DEFAULT FOR TYPE bpchar USING blink FAMILY bpchar_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 bpcharcmp(bpchar, bpchar),
+        FUNCTION 2 bpchar_sortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- bytea_ops: bytea.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY bytea_ops USING blink;
+
+CREATE OPERATOR CLASS bytea_ops
+    DEFAULT FOR TYPE bytea USING blink FAMILY bytea_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 byteacmp(bytea, bytea),
+        FUNCTION 2 bytea_sortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- datetime_ops: date, timestamp, timestamptz, with all cross-type
+-- comparisons among them.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY datetime_ops USING blink;
+
+CREATE OPERATOR CLASS date_ops
+    DEFAULT FOR TYPE date USING blink FAMILY datetime_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 date_cmp(date, date),
+        FUNCTION 2 date_sortsupport(internal);
+
+CREATE OPERATOR CLASS timestamp_ops
+    DEFAULT FOR TYPE timestamp USING blink FAMILY datetime_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 timestamp_cmp(timestamp, timestamp),
+        FUNCTION 2 timestamp_sortsupport(internal);
+
+CREATE OPERATOR CLASS timestamptz_ops
+    DEFAULT FOR TYPE timestamptz USING blink FAMILY datetime_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 timestamptz_cmp(timestamptz, timestamptz),
+        FUNCTION 2 timestamp_sortsupport(internal);
+
+ALTER OPERATOR FAMILY datetime_ops USING blink ADD
+    -- date vs timestamp
+    OPERATOR 1 < (date, timestamp),
+    OPERATOR 2 <= (date, timestamp),
+    OPERATOR 3 = (date, timestamp),
+    OPERATOR 4 >= (date, timestamp),
+    OPERATOR 5 > (date, timestamp),
+    FUNCTION 1 (date, timestamp) date_cmp_timestamp(date, timestamp),
+    -- date vs timestamptz
+    OPERATOR 1 < (date, timestamptz),
+    OPERATOR 2 <= (date, timestamptz),
+    OPERATOR 3 = (date, timestamptz),
+    OPERATOR 4 >= (date, timestamptz),
+    OPERATOR 5 > (date, timestamptz),
+    FUNCTION 1 (date, timestamptz) date_cmp_timestamptz(date, timestamptz),
+    -- timestamp vs date
+    OPERATOR 1 < (timestamp, date),
+    OPERATOR 2 <= (timestamp, date),
+    OPERATOR 3 = (timestamp, date),
+    OPERATOR 4 >= (timestamp, date),
+    OPERATOR 5 > (timestamp, date),
+    FUNCTION 1 (timestamp, date) timestamp_cmp_date(timestamp, date),
+    -- timestamp vs timestamptz
+    OPERATOR 1 < (timestamp, timestamptz),
+    OPERATOR 2 <= (timestamp, timestamptz),
+    OPERATOR 3 = (timestamp, timestamptz),
+    OPERATOR 4 >= (timestamp, timestamptz),
+    OPERATOR 5 > (timestamp, timestamptz),
+    FUNCTION 1 (timestamp, timestamptz) timestamp_cmp_timestamptz(timestamp, timestamptz),
+    -- timestamptz vs date
+    OPERATOR 1 < (timestamptz, date),
+    OPERATOR 2 <= (timestamptz, date),
+    OPERATOR 3 = (timestamptz, date),
+    OPERATOR 4 >= (timestamptz, date),
+    OPERATOR 5 > (timestamptz, date),
+    FUNCTION 1 (timestamptz, date) timestamptz_cmp_date(timestamptz, date),
+    -- timestamptz vs timestamp
+    OPERATOR 1 < (timestamptz, timestamp),
+    OPERATOR 2 <= (timestamptz, timestamp),
+    OPERATOR 3 = (timestamptz, timestamp),
+    OPERATOR 4 >= (timestamptz, timestamp),
+    OPERATOR 5 > (timestamptz, timestamp),
+    FUNCTION 1 (timestamptz, timestamp) timestamptz_cmp_timestamp(timestamptz, timestamp);
+
+-- ----------------------------------------------------------------------
+-- time_ops: time.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY time_ops USING blink;
+
+CREATE OPERATOR CLASS time_ops
+    DEFAULT FOR TYPE time USING blink FAMILY time_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 time_cmp(time, time);
+
+-- ----------------------------------------------------------------------
+-- timetz_ops: timetz.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY timetz_ops USING blink;
+
+CREATE OPERATOR CLASS timetz_ops
+    DEFAULT FOR TYPE timetz USING blink FAMILY timetz_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 timetz_cmp(timetz, timetz);
+
+-- ----------------------------------------------------------------------
+-- interval_ops: interval.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY interval_ops USING blink;
+
+CREATE OPERATOR CLASS interval_ops
+    DEFAULT FOR TYPE interval USING blink FAMILY interval_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 interval_cmp(interval, interval);
+
+-- ----------------------------------------------------------------------
+-- uuid_ops: uuid.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY uuid_ops USING blink;
+
+CREATE OPERATOR CLASS uuid_ops
+    DEFAULT FOR TYPE uuid USING blink FAMILY uuid_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 uuid_cmp(uuid, uuid),
+        FUNCTION 2 uuid_sortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- network_ops: inet.  cidr columns use inet_ops (cidr is
+-- binary-coercible to inet); cidr_ops is a non-default alias class
+-- over inet, as in btree.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY network_ops USING blink;
+
+CREATE OPERATOR CLASS inet_ops
+    DEFAULT FOR TYPE inet USING blink FAMILY network_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 network_cmp(inet, inet),
+        FUNCTION 2 network_sortsupport(internal);
+
+-- Non-default alias class; all its members are the family's inet ones.
+CREATE OPERATOR CLASS cidr_ops
+    FOR TYPE inet USING blink FAMILY network_ops AS
+        STORAGE inet;
+
+-- ----------------------------------------------------------------------
+-- macaddr_ops: macaddr.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY macaddr_ops USING blink;
+
+CREATE OPERATOR CLASS macaddr_ops
+    DEFAULT FOR TYPE macaddr USING blink FAMILY macaddr_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 macaddr_cmp(macaddr, macaddr),
+        FUNCTION 2 macaddr_sortsupport(internal);
+
+-- ----------------------------------------------------------------------
+-- money_ops: money.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY money_ops USING blink;
+
+CREATE OPERATOR CLASS money_ops
+    DEFAULT FOR TYPE money USING blink FAMILY money_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 cash_cmp(money, money);
+
+-- ----------------------------------------------------------------------
+-- pg_lsn_ops: pg_lsn.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY pg_lsn_ops USING blink;
+
+CREATE OPERATOR CLASS pg_lsn_ops
+    DEFAULT FOR TYPE pg_lsn USING blink FAMILY pg_lsn_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 pg_lsn_cmp(pg_lsn, pg_lsn);
+
+-- ----------------------------------------------------------------------
+-- enum_ops: every enum type, through the polymorphic anyenum.
+-- ----------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY enum_ops USING blink;
+
+CREATE OPERATOR CLASS enum_ops
+    DEFAULT FOR TYPE anyenum USING blink FAMILY enum_ops AS
+        OPERATOR 1 <,
+        OPERATOR 2 <=,
+        OPERATOR 3 =,
+        OPERATOR 4 >=,
+        OPERATOR 5 >,
+        FUNCTION 1 enum_cmp(anyenum, anyenum);

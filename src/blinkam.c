@@ -19,6 +19,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "blink.h"
 #include "blinkam.h"
 
 PG_MODULE_MAGIC;
@@ -38,6 +39,7 @@ _PG_init(void)
 						 "and restart the server.")));
 
 	blinkam_define_gucs();
+	blink_init_reloptions();
 	blinkam_shmem_install_hooks();
 	if (blinkam_enable_workers)
 		blinkam_register_launcher();

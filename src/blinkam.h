@@ -15,6 +15,12 @@
 #include "storage/latch.h"
 
 #define BLINKAM_NAME			"blinkam"
+
+/* LWLocks of the "blinkam" tranche */
+#define BLINKAM_LWLOCK_STATE	0	/* BlinkamSharedState */
+#define BLINKAM_LWLOCK_SPLITREG	1	/* split registry */
+#define BLINKAM_LWLOCK_VACUUM	2	/* vacuum cycle ids */
+#define BLINKAM_NUM_LWLOCKS		3
 #define BLINKAM_LAUNCHER_TYPE	"blinkam launcher"
 
 /*
@@ -25,7 +31,14 @@
  * a little ahead of another.
  */
 #define BLINKAM_COUNTERS(X) \
-	X(LAUNCHER_STARTS, "launcher_starts", "times the blinkam launcher process has started")
+	X(LAUNCHER_STARTS, "launcher_starts", "times the blinkam launcher process has started") \
+	X(DESCENTS, "descents", "root-to-leaf descents of blink indexes") \
+	X(INSERTS, "inserts", "index tuples inserted into blink indexes") \
+	X(UNIQUE_CHECKS, "unique_checks", "inserts into unique blink indexes that checked for duplicates") \
+	X(SPLITS, "splits", "blink page splits, at every level") \
+	X(ROOT_SPLITS, "root_splits", "new blink roots (tree height grew)") \
+	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
+	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend")
 
 typedef enum BlinkamCounter
 {

@@ -20,6 +20,7 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
+#include "blink.h"
 #include "blinkam.h"
 
 BlinkamSharedState *BlinkamShared = NULL;
@@ -43,7 +44,11 @@ blinkam_counter_name(BlinkamCounter c)
 static Size
 blinkam_shmem_size(void)
 {
-	return MAXALIGN(sizeof(BlinkamSharedState));
+	Size		size = MAXALIGN(sizeof(BlinkamSharedState));
+
+	size = add_size(size, MAXALIGN(_blink_splitreg_shmem_size()));
+	size = add_size(size, MAXALIGN(_blink_vacuum_shmem_size()));
+	return size;
 }
 
 static void
@@ -53,7 +58,7 @@ blinkam_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(blinkam_shmem_size());
-	RequestNamedLWLockTranche(BLINKAM_NAME, 1);
+	RequestNamedLWLockTranche(BLINKAM_NAME, BLINKAM_NUM_LWLOCKS);
 }
 
 static void
@@ -67,7 +72,7 @@ blinkam_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 
 	BlinkamShared = ShmemInitStruct("blinkam shared state",
-									blinkam_shmem_size(), &found);
+									sizeof(BlinkamSharedState), &found);
 	if (!found)
 	{
 		BlinkamShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))->lock;
@@ -76,6 +81,8 @@ blinkam_shmem_startup(void)
 		for (int i = 0; i < BLINKAM_NUM_COUNTERS; i++)
 			pg_atomic_init_u64(&BlinkamShared->counters[i], 0);
 	}
+	_blink_splitreg_shmem_init();
+	_blink_vacuum_shmem_init();
 
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -1,0 +1,368 @@
+/*-------------------------------------------------------------------------
+ *
+ * blink.h
+ *	  The blink index access method: page layout, keys, scans, prototypes.
+ *
+ * See src/README for the protocol these structures serve.
+ *
+ * src/blink.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINK_H
+#define BLINK_H
+
+#include "access/amapi.h"
+#include "access/genam.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "access/sdir.h"
+#include "access/skey.h"
+#include "fmgr.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
+
+/* ---------------------------------------------------------------------
+ * Pages
+ * ---------------------------------------------------------------------
+ */
+
+#define BLINK_METAPAGE			0
+#define BLINK_MAGIC				0x424C4E4B	/* "BLNK" */
+#define BLINK_VERSION			1
+#define BLINK_PAGE_ID			0xFF8B	/* in every special area */
+
+/* blink_flags */
+#define BLINK_LEAF				(1 << 0)
+#define BLINK_ROOT				(1 << 1)
+#define BLINK_INCOMPLETE_SPLIT	(1 << 2)	/* right sibling has no downlink yet */
+#define BLINK_META				(1 << 3)
+#define BLINK_HAS_GARBAGE		(1 << 4)	/* LP_DEAD items may be present */
+
+typedef uint16 BlinkCycleId;
+
+/*
+ * The special area of every page (the metapage included).
+ *
+ * blink_version is bumped by every change to the page; page LSNs cannot
+ * serve (they do not move on unlogged and temporary relations).  A path
+ * entry remembered during descent is still exact when the version has not
+ * changed.
+ *
+ * blink_nsorted (leaves only): the data items are the nsorted items that
+ * follow the high key, in key order, then an unsorted tail of items
+ * appended in arrival order (at most BLINK_MAX_TAIL).  Appending keeps the
+ * generic WAL delta of an insert small; the tail is merged into the sorted
+ * part when it is full and before a split.  Internal pages are always
+ * fully sorted (nsorted counts every data item).
+ */
+typedef struct BlinkPageOpaqueData
+{
+	BlockNumber blink_prev;		/* left sibling, InvalidBlockNumber if none */
+	BlockNumber blink_next;		/* right sibling, InvalidBlockNumber if none */
+	uint32		blink_version;
+	uint16		blink_level;	/* 0 for leaves */
+	uint16		blink_flags;
+	uint16		blink_nsorted;
+	BlinkCycleId blink_cycleid; /* vacuum cycle that split this page, or 0 */
+	uint16		blink_page_id;	/* BLINK_PAGE_ID */
+} BlinkPageOpaqueData;
+
+typedef BlinkPageOpaqueData *BlinkPageOpaque;
+
+#define BlinkPageGetOpaque(page) \
+	((BlinkPageOpaque) PageGetSpecialPointer(page))
+
+#define BlinkPageIsLeaf(opaque)		(((opaque)->blink_flags & BLINK_LEAF) != 0)
+#define BlinkPageIsRoot(opaque)		(((opaque)->blink_flags & BLINK_ROOT) != 0)
+#define BlinkPageIsMeta(opaque)		(((opaque)->blink_flags & BLINK_META) != 0)
+#define BlinkPageIsIncompleteSplit(opaque) \
+	(((opaque)->blink_flags & BLINK_INCOMPLETE_SPLIT) != 0)
+#define BlinkPageIsRightmost(opaque) \
+	((opaque)->blink_next == InvalidBlockNumber)
+#define BlinkPageIsLeftmost(opaque) \
+	((opaque)->blink_prev == InvalidBlockNumber)
+
+/*
+ * Item positions: a non-rightmost page keeps its high key at offset 1 and
+ * its data items from offset 2; a rightmost page has no high key.  The
+ * first data item of an internal page is a key-less "minus infinity" item
+ * whose downlink covers everything below the next separator.
+ */
+#define BLINK_HIKEY				((OffsetNumber) 1)
+#define BlinkPageFirstDataKey(opaque) \
+	(BlinkPageIsRightmost(opaque) ? BLINK_HIKEY : OffsetNumberNext(BLINK_HIKEY))
+
+/* Leaf tail: appended items waiting to be merged into the sorted part. */
+#define BLINK_MAX_TAIL			32
+
+/* The metapage contents, right after the page header. */
+typedef struct BlinkMetaPageData
+{
+	uint32		blinkm_magic;
+	uint32		blinkm_version;
+	BlockNumber blinkm_root;
+	uint32		blinkm_level;	/* level of the root; 0 = the root is a leaf */
+} BlinkMetaPageData;
+
+#define BlinkPageGetMeta(page) \
+	((BlinkMetaPageData *) PageGetContents(page))
+
+/* ---------------------------------------------------------------------
+ * Tuples
+ *
+ * Leaf items are ordinary index tuples whose t_tid is the heap TID.
+ * Pivot tuples (high keys and internal items) keep the key attributes
+ * only (INCLUDE columns cut off) and carry the heap TID that completes the
+ * key after the attributes, flagged by BLINK_PIVOT_HAS_TID in t_info;
+ * an internal item's t_tid holds the child block number.
+ * ---------------------------------------------------------------------
+ */
+#define BLINK_PIVOT_HAS_TID		INDEX_AM_RESERVED_BIT
+#define BLINK_TID_SPACE			MAXALIGN(sizeof(ItemPointerData))
+
+#define BlinkTupleIsPivot(itup)	(((itup)->t_info & BLINK_PIVOT_HAS_TID) != 0)
+#define BlinkPivotHeapTid(itup) \
+	((ItemPointer) ((char *) (itup) + IndexTupleSize(itup) - BLINK_TID_SPACE))
+#define BlinkDownlink(itup)		ItemPointerGetBlockNumberNoCheck(&(itup)->t_tid)
+#define BlinkSetDownlink(itup, blk) \
+	ItemPointerSet(&(itup)->t_tid, (blk), (OffsetNumber) 1)
+
+/* The heap TID that completes the key of any tuple on a page. */
+static inline ItemPointer
+BlinkTupleHeapTid(IndexTuple itup)
+{
+	return BlinkTupleIsPivot(itup) ? BlinkPivotHeapTid(itup) : &itup->t_tid;
+}
+
+/*
+ * Largest index tuple accepted: a third of a page's usable space, less the
+ * room its pivot (BLINK_TID_SPACE larger) would need, so that any page can
+ * split into halves that each hold a high key and at least one item.
+ */
+#define BLINK_MAX_ITEM_SIZE \
+	(MAXALIGN_DOWN((BLCKSZ - MAXALIGN(SizeOfPageHeaderData + 4 * sizeof(ItemIdData)) - \
+					MAXALIGN(sizeof(BlinkPageOpaqueData))) / 3) - BLINK_TID_SPACE)
+
+/* CREATE INDEX progress subphases */
+#define BLINK_PHASE_SCAN		2
+#define BLINK_PHASE_SORT		3
+#define BLINK_PHASE_LOAD		4
+
+/* ---------------------------------------------------------------------
+ * Options
+ * ---------------------------------------------------------------------
+ */
+typedef struct BlinkOptions
+{
+	int32		varlena_header_;	/* varlena header (do not touch directly!) */
+	int			fillfactor;		/* leaf fill factor of builds and splits */
+} BlinkOptions;
+
+#define BLINK_DEFAULT_FILLFACTOR	90
+#define BLINK_MIN_FILLFACTOR		10
+#define BLINK_INTERNAL_FILLFACTOR	70
+
+#define BlinkGetFillFactor(rel) \
+	((rel)->rd_options ? ((BlinkOptions *) (rel)->rd_options)->fillfactor : \
+	 BLINK_DEFAULT_FILLFACTOR)
+
+/* ---------------------------------------------------------------------
+ * Insertion scan keys
+ *
+ * An insertion key locates a position in key order: up to keysz key
+ * attributes, each compared with the opclass's comparison proc (support
+ * function 1, cross-type where the argument type differs), then
+ * optionally the heap TID.  A key that stops short of the heap TID stands
+ * for the lowest position with that prefix, or, with nextkey, the position
+ * just past every item with that prefix.  Inserts use the full key (all
+ * attributes and the heap TID) with nextkey, so equal positions move to
+ * the right page.
+ * ---------------------------------------------------------------------
+ */
+typedef struct BlinkScanInsertData
+{
+	bool		nextkey;
+	ItemPointer heaptid;		/* NULL: no tiebreaker */
+	int			keysz;			/* key attributes used */
+	ScanKeyData scankeys[INDEX_MAX_KEYS];
+} BlinkScanInsertData;
+
+typedef BlinkScanInsertData *BlinkScanInsert;
+
+/* The path remembered by a descent: one entry per internal level visited. */
+typedef struct BlinkStackData
+{
+	BlockNumber blkno;			/* the page where the downlink was found */
+	uint32		version;		/* its blink_version then */
+	OffsetNumber offnum;		/* the downlink's offset then */
+	struct BlinkStackData *parent;
+} BlinkStackData;
+
+typedef BlinkStackData *BlinkStack;
+
+/* ---------------------------------------------------------------------
+ * Scans
+ * ---------------------------------------------------------------------
+ */
+
+/* One item copied out of a leaf. */
+typedef struct BlinkScanItem
+{
+	ItemPointerData heapTid;
+	OffsetNumber indexOffset;	/* where it was when copied (for kill) */
+	uint16		tupleOffset;	/* in currTuples, for index-only scans */
+} BlinkScanItem;
+
+/* What a scan keeps of one leaf: its matching items, copied. */
+typedef struct BlinkScanPos
+{
+	Buffer		buf;			/* pinned, not locked; InvalidBuffer if none */
+	BlockNumber currPage;
+	BlockNumber nextPage;		/* right-link seen when the page was read */
+	BlockNumber prevPage;		/* left-link seen then */
+	uint32		version;		/* page version when read */
+	bool		moreLeft;		/* may matches exist left of this page? */
+	bool		moreRight;		/* ... right of it? */
+	int			firstItem;
+	int			lastItem;
+	int			itemIndex;		/* current item, firstItem..lastItem */
+	int			nextTupleOffset;	/* free space in currTuples */
+	BlinkScanItem items[MaxIndexTuplesPerPage];
+} BlinkScanPos;
+
+#define BlinkScanPosIsValid(pos)	BlockNumberIsValid((pos).currPage)
+
+typedef struct BlinkArrayKey
+{
+	int			scan_key;		/* index of the key in keyData */
+	int			cur_elem;
+	int			num_elems;
+	Datum	   *elem_values;
+} BlinkArrayKey;
+
+typedef struct BlinkScanOpaqueData
+{
+	/* the scan's keys after preprocessing */
+	int			numberOfKeys;
+	ScanKey		keyData;
+	bool		qual_ok;		/* false: the keys contradict, no match */
+	/* = ANY (array) keys */
+	int			numArrayKeys;
+	BlinkArrayKey *arrayKeys;
+	MemoryContext arrayContext;
+	/* dead items to mark LP_DEAD when leaving the page */
+	int		   *killedItems;
+	int			numKilled;
+	/* tuples for index-only scans, BLCKSZ each */
+	char	   *currTuples;
+	char	   *markTuples;
+	BlinkScanPos currPos;
+	BlinkScanPos markPos;		/* valid when markItemIndex < 0 */
+	int			markItemIndex;	/* >= 0: mark within currPos */
+} BlinkScanOpaqueData;
+
+typedef BlinkScanOpaqueData *BlinkScanOpaque;
+
+/* ---------------------------------------------------------------------
+ * Prototypes
+ * ---------------------------------------------------------------------
+ */
+
+/* blinkutils.c */
+extern PGDLLEXPORT Datum blinkhandler(PG_FUNCTION_ARGS);
+extern void blink_init_reloptions(void);
+extern bytea *blinkoptions(Datum reloptions, bool validate);
+extern bool blinkcanreturn(Relation index, int attno);
+extern char *blinkbuildphasename(int64 phasenum);
+extern bool blinkvalidate(Oid opclassoid);
+extern void blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path,
+							  double loop_count, Cost *indexStartupCost,
+							  Cost *indexTotalCost, Selectivity *indexSelectivity,
+							  double *indexCorrelation, double *indexPages);
+extern BlinkScanInsert _blink_mkscankey(Relation rel, IndexTuple itup);
+extern int32 _blink_compare_key_tuple(Relation rel, BlinkScanInsert key,
+									 IndexTuple itup);
+extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);
+extern IndexTuple _blink_make_pivot(Relation rel, IndexTuple itup);
+extern IndexTuple _blink_minus_infinity(BlockNumber child);
+extern char *_blink_tuple_to_text(Relation rel, IndexTuple itup);
+extern void _blink_check_item_size(Relation rel, Size itemsz);
+
+/* blinkpage.c */
+extern void _blink_init_page(Page page, uint16 flags, uint16 level);
+extern void _blink_init_metapage(Page page, BlockNumber root, uint32 level);
+extern Buffer _blink_getbuf(Relation rel, BlockNumber blkno, int access);
+extern void _blink_relbuf(Relation rel, Buffer buf);
+extern Buffer _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno,
+								  int access);
+extern void _blink_checkpage(Relation rel, Buffer buf);
+extern Buffer _blink_newpage(Relation rel);
+extern BlockNumber _blink_getroot(Relation rel, uint32 *level, bool refresh);
+extern void _blink_forget_root(Relation rel);
+extern void _blink_page_changed(Page page);
+extern BlinkMetaPageData *_blink_read_meta(Relation rel, BlinkMetaPageData *copy);
+
+/* blinksearch.c */
+extern int32 _blink_compare(Relation rel, BlinkScanInsert key, Page page,
+							OffsetNumber offnum);
+extern OffsetNumber _blink_binsrch(Relation rel, BlinkScanInsert key, Page page);
+extern OffsetNumber _blink_leaf_position(Relation rel, BlinkScanInsert key, Page page);
+extern bool _blink_should_move_right(Relation rel, BlinkScanInsert key, Page page);
+extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
+							   int access);
+extern BlinkStack _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp,
+								int access, uint32 target_level);
+extern Buffer _blink_get_endpoint(Relation rel, uint32 level, bool rightmost,
+								  int access);
+extern void _blink_free_stack(BlinkStack stack);
+extern void _blink_sort_leaf(Relation rel, Page page);
+
+/* blinkinsert.c */
+extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
+						ItemPointer ht_ctid, Relation heapRel,
+						IndexUniqueCheck checkUnique, bool indexUnchanged,
+						struct IndexInfo *indexInfo);
+extern void _blink_finish_split(Relation rel, Buffer lbuf, BlinkStack stack);
+extern void _blink_finish_or_wait(Relation rel, Buffer buf);
+
+/* blinkbuild.c */
+extern IndexBuildResult *blinkbuild(Relation heap, Relation index,
+									struct IndexInfo *indexInfo);
+extern void blinkbuildempty(Relation index);
+
+/* blinkscan.c */
+extern IndexScanDesc blinkbeginscan(Relation rel, int nkeys, int norderbys);
+extern void blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+						ScanKey orderbys, int norderbys);
+extern bool blinkgettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 blinkgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void blinkendscan(IndexScanDesc scan);
+extern void blinkmarkpos(IndexScanDesc scan);
+extern void blinkrestrpos(IndexScanDesc scan);
+
+/* blinkvacuum.c */
+extern IndexBulkDeleteResult *blinkbulkdelete(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats,
+											  IndexBulkDeleteCallback callback,
+											  void *callback_state);
+extern IndexBulkDeleteResult *blinkvacuumcleanup(IndexVacuumInfo *info,
+												 IndexBulkDeleteResult *stats);
+extern BlinkCycleId _blink_vacuum_cycleid(Relation rel);
+extern Size _blink_vacuum_shmem_size(void);
+extern void _blink_vacuum_shmem_init(void);
+
+/* blinkverify.c */
+extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
+
+/* splitreg.c */
+extern Size _blink_splitreg_shmem_size(void);
+extern void _blink_splitreg_shmem_init(void);
+extern bool _blink_splitreg_claim(Relation rel, BlockNumber blkno);
+extern void _blink_splitreg_release(Relation rel, BlockNumber blkno);
+extern void _blink_splitreg_wait(Relation rel, BlockNumber blkno);
+extern void _blink_splitreg_release_all(void);
+
+#endif							/* BLINK_H */

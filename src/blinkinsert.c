@@ -1,0 +1,999 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkinsert.c
+ *	  Inserting into a blink tree: the one-descent unique check, leaf
+ *	  inserts, right splits, and the bottom-up ascent that inserts the new
+ *	  page's downlink into the parent (finishing the split), one level at a
+ *	  time.
+ *
+ * Lock order (see src/README): pages of a higher level before pages of a
+ * lower level, and within a level left before right.  Nobody ever waits
+ * for a parent while holding a child, so the ascent may lock the parent
+ * and then the child it finishes.  No buffer lock is held while waiting
+ * for another transaction or for another backend's split.
+ *
+ * WAL (generic, at most four pages a record, registered in lock order):
+ *   leaf insert        [leaf]
+ *   split              [L, N (full image), R]
+ *   downlink insert    [P, L]               P gets N's downlink, L's flag clears
+ *   parent split       [P, PN (full), PR, L] P splits with N's downlink, L's flag clears
+ *   new root           [root (full), L, meta] L stops being the root, flag clears
+ *
+ * src/blinkinsert.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "nodes/execnodes.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+/* What the ascent needs to know about a split whose downlink is missing. */
+typedef struct BlinkSplitInfo
+{
+	BlockNumber lblkno;			/* the split page, flagged INCOMPLETE_SPLIT */
+	BlockNumber rblkno;			/* its new right sibling */
+	uint32		level;
+	bool		was_root;
+	IndexTuple	sep;			/* L's high key: the separator for N */
+} BlinkSplitInfo;
+
+static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
+										 Relation heapRel, Buffer buf,
+										 BlinkScanInsert key,
+										 IndexUniqueCheck checkUnique,
+										 bool *is_unique,
+										 uint32 *speculativeToken);
+static void _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
+							   IndexTuple itup, BlinkStack stack);
+static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
+						 OffsetNumber newoff, Buffer childbuf,
+						 BlinkSplitInfo *info);
+static void _blink_insert_parent(Relation rel, BlinkSplitInfo *info,
+								 BlinkStack stack);
+static Buffer _blink_getstackbuf(Relation rel, BlinkStack stack,
+								 BlinkSplitInfo *info, OffsetNumber *poffnum);
+static void _blink_newroot(Relation rel, BlinkSplitInfo *info);
+static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
+
+/*
+ * blinkinsert() -- aminsert: insert one index tuple.
+ *
+ * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
+ * row exists (the executor rechecks later); true otherwise.
+ */
+bool
+blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+			Relation heapRel, IndexUniqueCheck checkUnique,
+			bool indexUnchanged, IndexInfo *indexInfo)
+{
+	IndexTuple	itup;
+	BlinkScanInsert key;
+	BlinkStack	stack;
+	Buffer		buf;
+	bool		is_unique = true;
+	bool		check;
+
+	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
+	itup->t_tid = *ht_ctid;
+	_blink_check_item_size(rel, IndexTupleSize(itup));
+
+	key = _blink_mkscankey(rel, itup);
+
+	/* NULLs never conflict unless the index says NULLS NOT DISTINCT. */
+	check = checkUnique != UNIQUE_CHECK_NO;
+	if (check && !rel->rd_index->indnullsnotdistinct)
+	{
+		for (int i = 0; i < key->keysz; i++)
+		{
+			if (key->scankeys[i].sk_flags & SK_ISNULL)
+				check = false;
+		}
+	}
+
+	if (check)
+	{
+		BlockNumber leaf;
+
+		/*
+		 * One descent, with the user key only, to the first leaf where the
+		 * key can appear.  Every inserter of this key locks that leaf
+		 * exclusively while it checks, so they serialize there.
+		 */
+		key->heaptid = NULL;
+		key->nextkey = false;
+		stack = _blink_search(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+		blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
+
+		for (;;)
+		{
+			TransactionId xwait;
+			uint32		token = 0;
+
+			xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
+										checkUnique, &is_unique, &token);
+			if (!TransactionIdIsValid(xwait))
+				break;
+
+			/*
+			 * A conflicting row of a transaction in progress: wait for it
+			 * without any buffer lock, then resume from the remembered
+			 * leaf (moving right if it split meanwhile) -- no new descent.
+			 */
+			leaf = BufferGetBlockNumber(buf);
+			_blink_relbuf(rel, buf);
+			if (token)
+				SpeculativeInsertionWait(xwait, token);
+			else
+				XactLockTableWait(xwait, rel, &itup->t_tid, XLTW_InsertIndex);
+			buf = _blink_getbuf(rel, leaf, BUFFER_LOCK_EXCLUSIVE);
+			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+		}
+
+		if (checkUnique == UNIQUE_CHECK_EXISTING)
+		{
+			/* Deferred recheck: the entry is already in the index. */
+			_blink_relbuf(rel, buf);
+			_blink_free_stack(stack);
+			pfree(itup);
+			return is_unique;
+		}
+
+		/* The full key (with the heap TID) may belong further right. */
+		key->heaptid = &itup->t_tid;
+		key->nextkey = true;
+		buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+	}
+	else
+		stack = _blink_search(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+
+	_blink_insert_leaf(rel, key, buf, itup, stack);
+
+	_blink_free_stack(stack);
+	pfree(key);
+	pfree(itup);
+	return is_unique;
+}
+
+/*
+ * Look for live rows with the same user key as itup, on the leaf in buf
+ * (exclusively locked, the first leaf where the key can appear) and on
+ * its right siblings, which are share-locked one at a time while buf
+ * stays locked.
+ *
+ * Returns the xid to wait for if such a row's inserter or deleter is still
+ * in progress (with *speculativeToken set for a speculative insertion);
+ * InvalidTransactionId otherwise.  A committed live duplicate raises the
+ * unique violation, except with UNIQUE_CHECK_PARTIAL, where *is_unique is
+ * set false instead.  On return buf is still locked; every other page
+ * this function locked has been released.
+ */
+/* Outcome of looking at one equal-key item in _blink_check_unique. */
+typedef enum UniqueItemResult
+{
+	UNIQUE_ITEM_OK,				/* no conflict from this item */
+	UNIQUE_ITEM_WAIT,			/* in progress: wait for *xwait */
+	UNIQUE_ITEM_VIOLATION		/* committed live duplicate */
+} UniqueItemResult;
+
+static UniqueItemResult
+_blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
+						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
+						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
+						 uint32 *speculativeToken)
+{
+	ItemId		iid = PageGetItemId(page, offnum);
+	ItemPointerData htid;
+	bool		all_dead = false;
+
+	if (ItemIdIsDead(iid))
+		return UNIQUE_ITEM_OK;
+	htid = ((IndexTuple) PageGetItem(page, iid))->t_tid;
+
+	/* A deferred recheck finds its own entry: not a conflict. */
+	if (checkUnique == UNIQUE_CHECK_EXISTING &&
+		ItemPointerEquals(&htid, &itup->t_tid))
+		return UNIQUE_ITEM_OK;
+
+	if (!table_index_fetch_tuple_check(heapRel, &htid, dirty, &all_dead))
+		return UNIQUE_ITEM_OK;
+
+	*xwait = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
+	if (TransactionIdIsValid(*xwait))
+	{
+		*speculativeToken = dirty->speculativeToken;
+		return UNIQUE_ITEM_WAIT;
+	}
+	if (checkUnique == UNIQUE_CHECK_PARTIAL)
+	{
+		*is_unique = false;
+		return UNIQUE_ITEM_OK;
+	}
+
+	/*
+	 * A committed live duplicate.  If our own row is no longer visible to
+	 * us (deleted later in our own transaction), there is no conflict.
+	 */
+	if (!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
+		return UNIQUE_ITEM_OK;
+	return UNIQUE_ITEM_VIOLATION;
+}
+
+/*
+ * Look for live rows with the same user key as itup, on the leaf in buf
+ * (exclusively locked, the first leaf where the key can appear) and on
+ * its right siblings, which are share-locked one at a time while buf
+ * stays locked.  key is itup's key without the heap TID.
+ *
+ * Returns the xid to wait for if such a row's inserter or deleter is still
+ * in progress (with *speculativeToken set for a speculative insertion);
+ * InvalidTransactionId otherwise.  A committed live duplicate raises the
+ * unique violation, except with UNIQUE_CHECK_PARTIAL, where *is_unique is
+ * set false instead.  On return buf is still locked; every other page
+ * this function locked has been released.
+ */
+static TransactionId
+_blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
+					Buffer buf, BlinkScanInsert key,
+					IndexUniqueCheck checkUnique, bool *is_unique,
+					uint32 *speculativeToken)
+{
+	SnapshotData SnapshotDirty;
+	Buffer		nbuf = InvalidBuffer;
+	Buffer		cur = buf;
+	TransactionId xwait = InvalidTransactionId;
+	UniqueItemResult res = UNIQUE_ITEM_OK;
+
+	InitDirtySnapshot(SnapshotDirty);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(cur);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+		OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		OffsetNumber offnum;
+
+		/* Equal keys: a run in the sorted part ... */
+		for (offnum = _blink_binsrch(rel, key, page);
+			 offnum < sortedEnd && res == UNIQUE_ITEM_OK; offnum++)
+		{
+			if (_blink_compare(rel, key, page, offnum) != 0)
+				break;
+			res = _blink_check_unique_item(heapRel, itup, page, offnum,
+										   checkUnique, &SnapshotDirty,
+										   is_unique, &xwait, speculativeToken);
+		}
+		/* ... and anywhere in the unsorted tail. */
+		for (offnum = sortedEnd; offnum <= maxoff && res == UNIQUE_ITEM_OK; offnum++)
+		{
+			if (_blink_compare(rel, key, page, offnum) != 0)
+				continue;
+			res = _blink_check_unique_item(heapRel, itup, page, offnum,
+										   checkUnique, &SnapshotDirty,
+										   is_unique, &xwait, speculativeToken);
+		}
+		if (res != UNIQUE_ITEM_OK)
+			break;
+
+		/*
+		 * Equal keys can continue on the right sibling only if the high key
+		 * has the same user key.
+		 */
+		if (BlinkPageIsRightmost(opaque) ||
+			_blink_compare(rel, key, page, BLINK_HIKEY) != 0)
+			break;
+
+		{
+			BlockNumber next = opaque->blink_next;
+
+			if (nbuf != InvalidBuffer)
+				_blink_relbuf(rel, nbuf);
+			nbuf = _blink_getbuf(rel, next, BUFFER_LOCK_SHARE);
+			cur = nbuf;
+		}
+	}
+
+	if (nbuf != InvalidBuffer)
+		_blink_relbuf(rel, nbuf);
+
+	if (res == UNIQUE_ITEM_VIOLATION)
+	{
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+		char	   *key_desc;
+
+		_blink_relbuf(rel, buf);
+		index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+		key_desc = BuildIndexValueDescription(rel, values, isnull);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("duplicate key value violates unique constraint \"%s\"",
+						RelationGetRelationName(rel)),
+				 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
+				 errtableconstraint(heapRel, RelationGetRelationName(rel))));
+	}
+	return res == UNIQUE_ITEM_WAIT ? xwait : InvalidTransactionId;
+}
+
+/*
+ * Does an item of itemsz bytes fit on page?
+ */
+static inline bool
+_blink_fits(Page page, Size itemsz)
+{
+	return PageGetFreeSpace(page) >= MAXALIGN(itemsz);
+}
+
+/*
+ * Insert itup on the leaf in buf (exclusively locked, the page whose range
+ * covers key), splitting it if needed.  Releases buf.
+ */
+static void
+_blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
+				   IndexTuple itup, BlinkStack stack)
+{
+	Size		itemsz = IndexTupleSize(itup);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+		BlinkSplitInfo info;
+
+		Assert(BlinkPageIsLeaf(opaque));
+
+		if (_blink_fits(page, itemsz))
+		{
+			GenericXLogState *state = GenericXLogStart(rel);
+			Page		p = GenericXLogRegisterBuffer(state, buf, 0);
+			BlinkPageOpaque po = BlinkPageGetOpaque(p);
+			OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+			int			ntail = maxoff + 1 - BlinkPageFirstDataKey(po) -
+				po->blink_nsorted;
+
+			/* Appending keeps the WAL delta small; merge a full tail first. */
+			if (ntail >= BLINK_MAX_TAIL)
+				_blink_sort_leaf(rel, p);
+			if (PageAddItem(p, (Item) itup, itemsz, OffsetNumberNext(maxoff),
+							false, false) == InvalidOffsetNumber)
+				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
+					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+			_blink_page_changed(p);
+			GenericXLogFinish(state);
+			_blink_relbuf(rel, buf);
+			blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+			return;
+		}
+
+		if (BlinkPageIsIncompleteSplit(opaque))
+		{
+			/*
+			 * The page must split again, but its previous split has no
+			 * downlink yet: get that finished first (or wait for the backend
+			 * finishing it), then find our page again.
+			 */
+			BlockNumber blkno = BufferGetBlockNumber(buf);
+
+			_blink_finish_or_wait(rel, buf);
+			buf = _blink_getbuf(rel, blkno, BUFFER_LOCK_EXCLUSIVE);
+			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+			continue;
+		}
+
+		_blink_split(rel, buf, itup, InvalidOffsetNumber, InvalidBuffer, &info);
+		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+		_blink_insert_parent(rel, &info, stack);
+		return;
+	}
+}
+
+/* One item of a page being split, in key order. */
+typedef struct SplitItem
+{
+	IndexTuple	itup;
+	Size		size;			/* MAXALIGN'd */
+	OffsetNumber offnum;		/* on the page, or InvalidOffsetNumber: new */
+} SplitItem;
+
+/*
+ * Choose where to split n items (in key order; the new one among them):
+ * returns s, 1 <= s < n; items[0..s-1] stay left.  A right-edge insert on
+ * the rightmost page leaves the left page filled to the fill factor (so a
+ * growing key fills pages densely); otherwise the split is by half of the
+ * space.
+ */
+static int
+_blink_choose_split(Relation rel, SplitItem *items, int n, bool rightedge,
+					bool isleaf)
+{
+	Size		total = 0;
+	Size		target;
+	Size		acc = 0;
+	int			s;
+
+	for (int i = 0; i < n; i++)
+		total += items[i].size + sizeof(ItemIdData);
+
+	if (rightedge)
+	{
+		int			ff = isleaf ? BlinkGetFillFactor(rel) : BLINK_INTERNAL_FILLFACTOR;
+		Size		usable = BLCKSZ - SizeOfPageHeaderData -
+			MAXALIGN(sizeof(BlinkPageOpaqueData));
+
+		target = usable * ff / 100;
+	}
+	else
+		target = total / 2;
+
+	for (s = 0; s < n; s++)
+	{
+		acc += items[s].size + sizeof(ItemIdData);
+		if (acc > target)
+			break;
+	}
+	if (s < 1)
+		s = 1;
+	if (s > n - 1)
+		s = n - 1;
+	return s;
+}
+
+/*
+ * Split the page in buf (exclusively locked, full) while adding newitem.
+ *
+ * For a leaf, newoff is InvalidOffsetNumber and the new item's place is
+ * found by key; for an internal page, newoff is the offset where the new
+ * downlink goes.  The upper part of the items moves to a new page N linked
+ * between L and its right sibling R; L gets the new high key and the
+ * INCOMPLETE_SPLIT flag.  If childbuf is valid (an exclusively locked
+ * child whose split this parent insertion finishes), its INCOMPLETE_SPLIT
+ * flag is cleared in the same WAL record.
+ *
+ * Before L is released, this backend registers as the finisher of L's
+ * split.  On return L, N, R are released (childbuf is not) and info
+ * describes the split for the ascent.
+ */
+static void
+_blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
+			 Buffer childbuf, BlinkSplitInfo *info)
+{
+	GenericXLogState *state;
+	Page		lpage,
+				npage,
+				rpage;
+	BlinkPageOpaque lopaque,
+				nopaque;
+	Buffer		nbuf,
+				rbuf = InvalidBuffer;
+	BlockNumber lblkno = BufferGetBlockNumber(buf);
+	bool		isleaf;
+	bool		wasrightmost;
+	OffsetNumber first,
+				maxoff,
+				off;
+	SplitItem  *items;
+	int			n,
+				inew,
+				s,
+				nkeep;
+	IndexTuple	hikey;
+	OffsetNumber *deletable;
+	int			ndeletable = 0;
+	BlinkCycleId cycleid = _blink_vacuum_cycleid(rel);
+
+	state = GenericXLogStart(rel);
+	lpage = GenericXLogRegisterBuffer(state, buf, 0);
+	lopaque = BlinkPageGetOpaque(lpage);
+	isleaf = BlinkPageIsLeaf(lopaque);
+	wasrightmost = BlinkPageIsRightmost(lopaque);
+	Assert(!BlinkPageIsIncompleteSplit(lopaque));
+
+	/* Put every item in key order, the new one included. */
+	if (isleaf)
+	{
+		BlinkScanInsert key = _blink_mkscankey(rel, newitem);
+
+		_blink_sort_leaf(rel, lpage);
+		newoff = _blink_binsrch(rel, key, lpage);
+		pfree(key);
+	}
+	first = BlinkPageFirstDataKey(lopaque);
+	maxoff = PageGetMaxOffsetNumber(lpage);
+	Assert(newoff >= first && newoff <= maxoff + 1);
+
+	n = maxoff - first + 2;
+	items = palloc(sizeof(SplitItem) * n);
+	inew = newoff - first;
+	for (int i = 0, o = first; i < n; i++)
+	{
+		if (i == inew)
+		{
+			items[i].itup = newitem;
+			items[i].offnum = InvalidOffsetNumber;
+		}
+		else
+		{
+			items[i].itup = (IndexTuple) PageGetItem(lpage, PageGetItemId(lpage, o));
+			items[i].offnum = o;
+			o++;
+		}
+		items[i].size = MAXALIGN(IndexTupleSize(items[i].itup));
+	}
+
+	s = _blink_choose_split(rel, items, n, wasrightmost && inew == n - 1, isleaf);
+	hikey = _blink_make_pivot(rel, items[s].itup);
+
+	/* The new right page, and the old right sibling. */
+	nbuf = _blink_newpage(rel);
+	if (!wasrightmost)
+		rbuf = _blink_getbuf(rel, lopaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
+
+	npage = GenericXLogRegisterBuffer(state, nbuf, GENERIC_XLOG_FULL_IMAGE);
+	_blink_init_page(npage, isleaf ? BLINK_LEAF : 0, lopaque->blink_level);
+	nopaque = BlinkPageGetOpaque(npage);
+	nopaque->blink_prev = lblkno;
+	nopaque->blink_next = lopaque->blink_next;
+	nopaque->blink_cycleid = cycleid;
+
+	/* N: L's old high key (if any), then items[s..n-1]. */
+	if (!wasrightmost)
+	{
+		ItemId		hid = PageGetItemId(lpage, BLINK_HIKEY);
+
+		if (PageAddItem(npage, PageGetItem(lpage, hid), ItemIdGetLength(hid),
+						BLINK_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to new blink page");
+	}
+	for (int i = s; i < n; i++)
+	{
+		IndexTuple	itup = items[i].itup;
+		Size		sz = IndexTupleSize(itup);
+
+		/* The first item of an internal page is minus infinity. */
+		if (!isleaf && i == s)
+		{
+			itup = _blink_minus_infinity(BlinkDownlink(items[i].itup));
+			sz = IndexTupleSize(itup);
+		}
+		if (PageAddItem(npage, (Item) itup, sz,
+						OffsetNumberNext(PageGetMaxOffsetNumber(npage)),
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add item to new blink page");
+	}
+	nopaque->blink_nsorted = n - s;
+	_blink_page_changed(npage);
+
+	/*
+	 * L: drop the items that moved right, in place, so that the WAL delta
+	 * only covers what changed; then the new high key; then the new item
+	 * if it stays left.
+	 */
+	deletable = palloc(sizeof(OffsetNumber) * n);
+	for (int i = s; i < n; i++)
+	{
+		if (items[i].offnum != InvalidOffsetNumber)
+			deletable[ndeletable++] = items[i].offnum;
+	}
+	PageIndexMultiDelete(lpage, deletable, ndeletable);
+	if (wasrightmost)
+	{
+		if (PageAddItem(lpage, (Item) hikey, IndexTupleSize(hikey), BLINK_HIKEY,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to blink page");
+	}
+	else if (!PageIndexTupleOverwrite(lpage, BLINK_HIKEY, (Item) hikey,
+									  IndexTupleSize(hikey)))
+		elog(ERROR, "failed to replace high key of blink page");
+
+	nkeep = s - (inew < s ? 1 : 0);
+	lopaque->blink_nsorted = nkeep;
+	if (inew < s)
+	{
+		/* leaves append to the tail; internal pages keep key order */
+		off = isleaf ? OffsetNumberNext(PageGetMaxOffsetNumber(lpage)) :
+			(OffsetNumber) (OffsetNumberNext(BLINK_HIKEY) + inew);
+		if (PageAddItem(lpage, (Item) newitem, IndexTupleSize(newitem), off,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add new item to split blink page");
+		if (!isleaf)
+			lopaque->blink_nsorted++;
+	}
+	lopaque->blink_next = BufferGetBlockNumber(nbuf);
+	lopaque->blink_flags |= BLINK_INCOMPLETE_SPLIT;
+	if (cycleid != 0)
+		lopaque->blink_cycleid = cycleid;
+	_blink_page_changed(lpage);
+
+	if (BufferIsValid(rbuf))
+	{
+		rpage = GenericXLogRegisterBuffer(state, rbuf, 0);
+		BlinkPageGetOpaque(rpage)->blink_prev = BufferGetBlockNumber(nbuf);
+		_blink_page_changed(rpage);
+	}
+	if (BufferIsValid(childbuf))
+	{
+		Page		cpage = GenericXLogRegisterBuffer(state, childbuf, 0);
+
+		BlinkPageGetOpaque(cpage)->blink_flags &= ~BLINK_INCOMPLETE_SPLIT;
+		_blink_page_changed(cpage);
+	}
+
+	info->lblkno = lblkno;
+	info->rblkno = BufferGetBlockNumber(nbuf);
+	info->level = lopaque->blink_level;
+	info->was_root = BlinkPageIsRoot(lopaque);
+	info->sep = hikey;
+
+	GenericXLogFinish(state);
+
+	/* Register as finisher while L is still locked (see splitreg.c). */
+	if (!_blink_splitreg_claim(rel, lblkno))
+		elog(ERROR, "split of block %u of blink index \"%s\" registered twice",
+			 lblkno, RelationGetRelationName(rel));
+
+	if (BufferIsValid(rbuf))
+		_blink_relbuf(rel, rbuf);
+	_blink_relbuf(rel, nbuf);
+	_blink_relbuf(rel, buf);
+	pfree(deletable);
+	pfree(items);
+
+	blinkam_count(BLINKAM_COUNTER_SPLITS, 1);
+}
+
+/*
+ * Finish the split described by info: insert N's downlink into L's parent
+ * and clear L's flag, in one WAL record; if the parent is full, split it
+ * too (clearing L's flag in that record) and go on one level up.
+ *
+ * On entry this backend holds the registry entry for info->lblkno and no
+ * buffer locks; stack is the path above L's level (possibly stale or
+ * empty).  On return the split is complete and the entry dropped.
+ */
+static void
+_blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
+{
+	for (;;)
+	{
+		Buffer		pbuf;
+		Buffer		lbuf;
+		OffsetNumber poff;
+		Page		ppage;
+		IndexTuple	sep;
+		Size		sepsz;
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (info->was_root)
+		{
+			_blink_newroot(rel, info);
+			return;
+		}
+
+		pbuf = _blink_getstackbuf(rel, stack, info, &poff);
+		if (!BufferIsValid(pbuf))
+		{
+			/* L has no downlink yet: its left neighbour's split is unfinished. */
+			_blink_finish_left_sibling(rel, info);
+			continue;
+		}
+		ppage = BufferGetPage(pbuf);
+
+		sep = info->sep;
+		BlinkSetDownlink(sep, info->rblkno);
+		sepsz = IndexTupleSize(sep);
+
+		if (!_blink_fits(ppage, sepsz) &&
+			BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(ppage)))
+		{
+			/* The parent must split but its own split is unfinished. */
+			_blink_finish_or_wait(rel, pbuf);
+			continue;
+		}
+
+		/* Parent, then child. */
+		lbuf = _blink_getbuf(rel, info->lblkno, BUFFER_LOCK_EXCLUSIVE);
+		if (!BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(lbuf))))
+			elog(ERROR, "block %u of blink index \"%s\" lost its incomplete-split flag",
+				 info->lblkno, RelationGetRelationName(rel));
+
+		if (_blink_fits(ppage, sepsz))
+		{
+			GenericXLogState *state = GenericXLogStart(rel);
+			Page		pp = GenericXLogRegisterBuffer(state, pbuf, 0);
+			Page		lp = GenericXLogRegisterBuffer(state, lbuf, 0);
+
+			if (PageAddItem(pp, (Item) sep, sepsz, OffsetNumberNext(poff),
+							false, false) == InvalidOffsetNumber)
+				elog(ERROR, "failed to add downlink to blink index \"%s\" block %u",
+					 RelationGetRelationName(rel), BufferGetBlockNumber(pbuf));
+			BlinkPageGetOpaque(pp)->blink_nsorted++;
+			_blink_page_changed(pp);
+			BlinkPageGetOpaque(lp)->blink_flags &= ~BLINK_INCOMPLETE_SPLIT;
+			_blink_page_changed(lp);
+			GenericXLogFinish(state);
+
+			_blink_relbuf(rel, lbuf);
+			_blink_relbuf(rel, pbuf);
+			_blink_splitreg_release(rel, info->lblkno);
+			pfree(info->sep);
+			return;
+		}
+		else
+		{
+			BlinkSplitInfo pinfo;
+
+			_blink_split(rel, pbuf, sep, OffsetNumberNext(poff), lbuf, &pinfo);
+			_blink_relbuf(rel, lbuf);
+			_blink_splitreg_release(rel, info->lblkno);
+			pfree(info->sep);
+			*info = pinfo;
+			stack = stack ? stack->parent : NULL;
+		}
+	}
+}
+
+/*
+ * Find and exclusively lock the parent-level page that holds L's downlink
+ * (L = info->lblkno), starting from the remembered path entry (or the
+ * leftmost page of the parent level if there is none) and moving right.
+ * If the page's version is unchanged, the downlink is where the descent
+ * saw it.  Returns the locked buffer and sets *poffnum, or returns
+ * InvalidBuffer (nothing locked) if L has no downlink yet: that happens
+ * only while the split of L's left sibling is unfinished.
+ */
+static Buffer
+_blink_getstackbuf(Relation rel, BlinkStack stack, BlinkSplitInfo *info,
+				   OffsetNumber *poffnum)
+{
+	Buffer		buf;
+	uint32		plevel = info->level + 1;
+
+	if (stack == NULL)
+	{
+		uint32		rootlevel;
+
+		(void) _blink_getroot(rel, &rootlevel, true);
+		if (rootlevel < plevel)
+			return InvalidBuffer;
+		buf = _blink_get_endpoint(rel, plevel, false, BUFFER_LOCK_EXCLUSIVE);
+	}
+	else
+		buf = _blink_getbuf(rel, stack->blkno, BUFFER_LOCK_EXCLUSIVE);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+		OffsetNumber first = BlinkPageFirstDataKey(opaque);
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+		Buffer		rbuf;
+
+		if (opaque->blink_level != plevel)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("blink index \"%s\" block %u has level %u, expected %u",
+							RelationGetRelationName(rel), BufferGetBlockNumber(buf),
+							opaque->blink_level, plevel)));
+
+		if (stack && BufferGetBlockNumber(buf) == stack->blkno &&
+			opaque->blink_version == stack->version &&
+			stack->offnum >= first && stack->offnum <= maxoff)
+		{
+			IndexTuple	itup = (IndexTuple)
+				PageGetItem(page, PageGetItemId(page, stack->offnum));
+
+			if (BlinkDownlink(itup) == info->lblkno)
+			{
+				*poffnum = stack->offnum;
+				return buf;
+			}
+		}
+
+		for (OffsetNumber off = first; off <= maxoff; off++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+			if (BlinkDownlink(itup) == info->lblkno)
+			{
+				*poffnum = off;
+				return buf;
+			}
+		}
+
+		/*
+		 * Not here.  If the separator we are about to insert is below this
+		 * page's high key, L's downlink would have to be on this page: it
+		 * does not exist yet.
+		 */
+		if (BlinkPageIsRightmost(opaque) ||
+			_blink_compare_tuples(rel, info->sep,
+								  (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY))) < 0)
+		{
+			_blink_relbuf(rel, buf);
+			return InvalidBuffer;
+		}
+
+		rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
+		_blink_relbuf(rel, buf);
+		buf = rbuf;
+		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+	}
+}
+
+/*
+ * L (info->lblkno) has no downlink in its parent yet, because the split
+ * that created L is unfinished: finish that split (or wait for whoever is
+ * finishing it).  Called with no buffer locks held.
+ */
+static void
+_blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info)
+{
+	Buffer		lbuf = _blink_getbuf(rel, info->lblkno, BUFFER_LOCK_SHARE);
+	BlockNumber left = BlinkPageGetOpaque(BufferGetPage(lbuf))->blink_prev;
+	Buffer		buf;
+
+	_blink_relbuf(rel, lbuf);
+	if (!BlockNumberIsValid(left))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("leftmost block %u of level %u of blink index \"%s\" has no downlink",
+						info->lblkno, info->level, RelationGetRelationName(rel))));
+
+	/* The left neighbour may itself have split since: move right to L's. */
+	buf = _blink_getbuf(rel, left, BUFFER_LOCK_EXCLUSIVE);
+	for (;;)
+	{
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(BufferGetPage(buf));
+		Buffer		rbuf;
+
+		if (opaque->blink_next == info->lblkno)
+			break;
+		if (BlinkPageIsRightmost(opaque))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("block %u of blink index \"%s\" is not reachable from its left sibling",
+							info->lblkno, RelationGetRelationName(rel))));
+		rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
+		_blink_relbuf(rel, buf);
+		buf = rbuf;
+	}
+
+	if (BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(buf))))
+		_blink_finish_or_wait(rel, buf);
+	else
+		_blink_relbuf(rel, buf);	/* finished meanwhile */
+}
+
+/*
+ * The root L has split: make a new root above L and N.  One WAL record:
+ * the new root (full image), L (no longer root, flag cleared), metapage.
+ */
+static void
+_blink_newroot(Relation rel, BlinkSplitInfo *info)
+{
+	Buffer		lbuf,
+				rootbuf,
+				metabuf;
+	Page		lpage,
+				rootpage,
+				metapage;
+	BlinkPageOpaque lopaque;
+	GenericXLogState *state;
+	IndexTuple	minus;
+	BlinkMetaPageData *meta;
+
+	lbuf = _blink_getbuf(rel, info->lblkno, BUFFER_LOCK_EXCLUSIVE);
+	lopaque = BlinkPageGetOpaque(BufferGetPage(lbuf));
+	if (!BlinkPageIsRoot(lopaque) || !BlinkPageIsIncompleteSplit(lopaque))
+		elog(ERROR, "block %u of blink index \"%s\" is not an unfinished root split",
+			 info->lblkno, RelationGetRelationName(rel));
+
+	rootbuf = _blink_newpage(rel);
+	metabuf = _blink_getbuf(rel, BLINK_METAPAGE, BUFFER_LOCK_EXCLUSIVE);
+
+	state = GenericXLogStart(rel);
+	rootpage = GenericXLogRegisterBuffer(state, rootbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = GenericXLogRegisterBuffer(state, lbuf, 0);
+	metapage = GenericXLogRegisterBuffer(state, metabuf, 0);
+
+	_blink_init_page(rootpage, BLINK_ROOT, info->level + 1);
+	minus = _blink_minus_infinity(info->lblkno);
+	BlinkSetDownlink(info->sep, info->rblkno);
+	if (PageAddItem(rootpage, (Item) minus, IndexTupleSize(minus),
+					FirstOffsetNumber, false, false) == InvalidOffsetNumber ||
+		PageAddItem(rootpage, (Item) info->sep, IndexTupleSize(info->sep),
+					OffsetNumberNext(FirstOffsetNumber), false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to build new root of blink index \"%s\"",
+			 RelationGetRelationName(rel));
+	BlinkPageGetOpaque(rootpage)->blink_nsorted = 2;
+	_blink_page_changed(rootpage);
+
+	BlinkPageGetOpaque(lpage)->blink_flags &= ~(BLINK_ROOT | BLINK_INCOMPLETE_SPLIT);
+	_blink_page_changed(lpage);
+
+	meta = BlinkPageGetMeta(metapage);
+	meta->blinkm_root = BufferGetBlockNumber(rootbuf);
+	meta->blinkm_level = info->level + 1;
+	_blink_page_changed(metapage);
+
+	GenericXLogFinish(state);
+
+	_blink_relbuf(rel, metabuf);
+	_blink_relbuf(rel, lbuf);
+	_blink_relbuf(rel, rootbuf);
+	_blink_splitreg_release(rel, info->lblkno);
+	_blink_forget_root(rel);
+	pfree(minus);
+	pfree(info->sep);
+
+	blinkam_count(BLINKAM_COUNTER_ROOT_SPLITS, 1);
+}
+
+/*
+ * The page in buf (exclusively locked) is flagged INCOMPLETE_SPLIT and a
+ * writer needs that split finished.  If a live backend is finishing it,
+ * release the page and wait for it; otherwise the split was abandoned:
+ * claim it and finish it here.  Either way buf is released on return and
+ * the caller must look for its page again.
+ */
+void
+_blink_finish_or_wait(Relation rel, Buffer buf)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	BlinkSplitInfo info;
+	BlinkStack	stack = NULL;
+
+	Assert(BlinkPageIsIncompleteSplit(opaque));
+
+	if (!_blink_splitreg_claim(rel, blkno))
+	{
+		_blink_relbuf(rel, buf);
+		_blink_splitreg_wait(rel, blkno);
+		return;
+	}
+
+	info.lblkno = blkno;
+	info.rblkno = opaque->blink_next;
+	info.level = opaque->blink_level;
+	info.was_root = BlinkPageIsRoot(opaque);
+	info.sep = _blink_make_pivot(rel, (IndexTuple)
+								 PageGetItem(page, PageGetItemId(page, BLINK_HIKEY)));
+	_blink_relbuf(rel, buf);
+
+	if (!info.was_root)
+	{
+		/* A path to the parent level, found with the separator's key. */
+		BlinkScanInsert key = _blink_mkscankey(rel, info.sep);
+		Buffer		pbuf;
+		BlinkStack	entry;
+
+		stack = _blink_search(rel, key, &pbuf, BUFFER_LOCK_SHARE, info.level + 1);
+		entry = palloc(sizeof(BlinkStackData));
+		entry->blkno = BufferGetBlockNumber(pbuf);
+		entry->version = BlinkPageGetOpaque(BufferGetPage(pbuf))->blink_version;
+		entry->offnum = InvalidOffsetNumber;
+		entry->parent = stack;
+		stack = entry;
+		_blink_relbuf(rel, pbuf);
+		pfree(key);
+	}
+
+	blinkam_count(BLINKAM_COUNTER_INCOMPLETE_SPLITS_FINISHED, 1);
+	_blink_insert_parent(rel, &info, stack);
+	_blink_free_stack(stack);
+}

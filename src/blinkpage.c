@@ -1,0 +1,246 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkpage.c
+ *	  Page management for blink: initialization, the metapage and the
+ *	  cached root, buffer access, and claiming new pages.
+ *
+ * Claiming a page: every path that hands out a page for a split checks,
+ * under an exclusive buffer lock, that the page is new (all zeroes) before
+ * the caller initializes it; a page that fails the check is never used.
+ * Free space map entries and freshly extended blocks are both checked, so
+ * a block can never be given to two splits.
+ *
+ * src/blinkpage.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "storage/freespace.h"
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+/*
+ * Initialize an empty blink page with the given flags and level.
+ */
+void
+_blink_init_page(Page page, uint16 flags, uint16 level)
+{
+	BlinkPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(BlinkPageOpaqueData));
+	opaque = BlinkPageGetOpaque(page);
+	opaque->blink_prev = InvalidBlockNumber;
+	opaque->blink_next = InvalidBlockNumber;
+	opaque->blink_version = 0;
+	opaque->blink_level = level;
+	opaque->blink_flags = flags;
+	opaque->blink_nsorted = 0;
+	opaque->blink_cycleid = 0;
+	opaque->blink_page_id = BLINK_PAGE_ID;
+}
+
+/*
+ * Initialize the metapage.  Its data sits below pd_lower so that generic
+ * WAL (which treats pd_lower..pd_upper as a hole) keeps it.
+ */
+void
+_blink_init_metapage(Page page, BlockNumber root, uint32 level)
+{
+	BlinkMetaPageData *meta;
+
+	_blink_init_page(page, BLINK_META, 0);
+	meta = BlinkPageGetMeta(page);
+	meta->blinkm_magic = BLINK_MAGIC;
+	meta->blinkm_version = BLINK_VERSION;
+	meta->blinkm_root = root;
+	meta->blinkm_level = level;
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(BlinkMetaPageData)) - (char *) page;
+}
+
+/* Record that a page changed: bump its version (see BlinkPageOpaqueData). */
+void
+_blink_page_changed(Page page)
+{
+	BlinkPageGetOpaque(page)->blink_version++;
+}
+
+/*
+ * Verify that a buffer holds a sane blink page; raise
+ * ERRCODE_INDEX_CORRUPTED otherwise.  The caller holds a pin and a lock.
+ */
+void
+_blink_checkpage(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (PageIsNew(page))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains unexpected zero page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(BlinkPageOpaqueData)) ||
+		BlinkPageGetOpaque(page)->blink_page_id != BLINK_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
+ * Pin and lock block blkno (access is BUFFER_LOCK_SHARE or
+ * BUFFER_LOCK_EXCLUSIVE) and check that it is a blink page.  Returns the
+ * pinned, locked buffer; release it with _blink_relbuf.
+ */
+Buffer
+_blink_getbuf(Relation rel, BlockNumber blkno, int access)
+{
+	Buffer		buf;
+
+	Assert(BlockNumberIsValid(blkno));
+	buf = ReadBuffer(rel, blkno);
+	LockBuffer(buf, access);
+	_blink_checkpage(rel, buf);
+	return buf;
+}
+
+/* Unlock and unpin. */
+void
+_blink_relbuf(Relation rel, Buffer buf)
+{
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Release obuf (locked and pinned) and return blkno locked in access mode.
+ * This is not lock coupling: nothing is held between the two.
+ */
+Buffer
+_blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
+{
+	Buffer		buf;
+
+	LockBuffer(obuf, BUFFER_LOCK_UNLOCK);
+	buf = ReleaseAndReadBuffer(obuf, rel, blkno);
+	LockBuffer(buf, access);
+	_blink_checkpage(rel, buf);
+	return buf;
+}
+
+/*
+ * Claim a page for a split: from the free space map if it offers one we
+ * can lock at once and that is new, else by extending the relation.
+ * Returns it pinned and exclusively locked, still all zeroes: the caller
+ * initializes it (as a full-image page of its generic WAL record).
+ *
+ * The caller may hold other buffer locks: FSM pages are only locked
+ * conditionally, and a new block at the end of the relation is reachable
+ * by nobody else, so no deadlock can arise.
+ */
+Buffer
+_blink_newpage(Relation rel)
+{
+	Buffer		buf;
+	bool		needLock;
+
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(rel);
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = ReadBuffer(rel, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			if (PageIsNew(BufferGetPage(buf)))
+				return buf;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		/* In use after all, or someone else is claiming it: skip it. */
+		ReleaseBuffer(buf);
+	}
+
+	needLock = !RELATION_IS_LOCAL(rel);
+	if (needLock)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBuffer(rel, P_NEW);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+
+	if (!PageIsNew(BufferGetPage(buf)))
+		elog(ERROR, "new block %u of index \"%s\" is not empty",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	return buf;
+}
+
+/*
+ * Read the metapage into *copy (share lock, released before returning).
+ */
+BlinkMetaPageData *
+_blink_read_meta(Relation rel, BlinkMetaPageData *copy)
+{
+	Buffer		buf = _blink_getbuf(rel, BLINK_METAPAGE, BUFFER_LOCK_SHARE);
+	Page		page = BufferGetPage(buf);
+	BlinkMetaPageData *meta = BlinkPageGetMeta(page);
+
+	if (!BlinkPageIsMeta(BlinkPageGetOpaque(page)) ||
+		meta->blinkm_magic != BLINK_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not a blink index",
+						RelationGetRelationName(rel))));
+	if (meta->blinkm_version != BLINK_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("blink index \"%s\" has version %u, expected %u",
+						RelationGetRelationName(rel), meta->blinkm_version,
+						BLINK_VERSION),
+				 errhint("REINDEX it with this version of blinkam.")));
+	memcpy(copy, meta, sizeof(BlinkMetaPageData));
+	_blink_relbuf(rel, buf);
+	return copy;
+}
+
+/*
+ * The root block and its level, from the copy of the metapage cached in
+ * rd_amcache (read afresh when refresh is true or nothing is cached).
+ *
+ * A stale answer is safe: a root only ever stops being the root by
+ * splitting, and a former root is still a page of the tree from which a
+ * descent reaches every key by moving right; descents that find the
+ * cached root no longer flagged BLINK_ROOT refresh the cache.
+ */
+BlockNumber
+_blink_getroot(Relation rel, uint32 *level, bool refresh)
+{
+	BlinkMetaPageData *cache = (BlinkMetaPageData *) rel->rd_amcache;
+
+	if (cache == NULL || refresh)
+	{
+		if (cache == NULL)
+			cache = MemoryContextAlloc(rel->rd_indexcxt, sizeof(BlinkMetaPageData));
+		_blink_read_meta(rel, cache);
+		rel->rd_amcache = cache;
+	}
+	*level = cache->blinkm_level;
+	return cache->blinkm_root;
+}
+
+void
+_blink_forget_root(Relation rel)
+{
+	if (rel->rd_amcache)
+		pfree(rel->rd_amcache);
+	rel->rd_amcache = NULL;
+}

@@ -1,0 +1,969 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkscan.c
+ *	  Index scans of a blink tree: ordered (both directions), bitmap,
+ *	  index-only, = ANY arrays, mark and restore.
+ *
+ * A scan reads one leaf at a time: under a share lock it copies every item
+ * that satisfies the scan keys (and, for index-only scans, the tuples),
+ * in key order, together with the page's right- and left-links as they
+ * were then, and releases the lock.  Items only ever move right (splits
+ * move the upper part of a page to a new right sibling), so:
+ *
+ *   forward:  the remembered right-link leads to the next unread items;
+ *             anything that moved from this page after we read it moved
+ *             to pages before that link and was already copied.
+ *   backward: lock the remembered left page; if it has split since, its
+ *             right-link no longer points back to us: move right until a
+ *             page does, and read that one.
+ *
+ * When to stop: a key is "required" in a direction when an item failing
+ * it means no later item in that direction can pass it (keys on the first
+ * column, or on a column whose predecessors all have equality keys).  A
+ * page whose items (or, going right, whose high key) fail a required key
+ * ends the scan in that direction.  The leaf's unsorted tail means every
+ * item on the page is checked; that is also why a stop found on a page
+ * does not cut short the collection of that page.
+ *
+ * Pins: with an MVCC snapshot the leaf's pin is dropped with its lock; a
+ * TID recycled by VACUUM in between cannot be visible to the snapshot.
+ * Other snapshots keep the pin until the scan leaves the page, and VACUUM
+ * takes a cleanup lock on every leaf, so it cannot remove entries a scan
+ * has copied but not yet returned.
+ *
+ * = ANY (array) keys: the scan runs one "primitive" scan per combination
+ * of array elements, in index order, each starting with its own descent.
+ *
+ * src/blinkscan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+/* sk_flags bits of preprocessed keys (the index option bits sit at 24) */
+#define SK_BLINK_REQFWD		0x00010000	/* failing it ends a forward scan */
+#define SK_BLINK_REQBKWD	0x00020000	/* failing it ends a backward scan */
+
+static bool _blink_first(IndexScanDesc scan, ScanDirection dir);
+static bool _blink_next(IndexScanDesc scan, ScanDirection dir);
+
+/* ---------------------------------------------------------------------
+ * Key preprocessing
+ * ---------------------------------------------------------------------
+ */
+
+/* Sort array elements in index order, for qsort_arg */
+typedef struct ArraySortArg
+{
+	FmgrInfo	cmp;
+	Oid			collation;
+	bool		desc;
+} ArraySortArg;
+
+static int
+_blink_array_elem_cmp(const void *a, const void *b, void *arg)
+{
+	ArraySortArg *sa = (ArraySortArg *) arg;
+	int32		r = DatumGetInt32(FunctionCall2Coll(&sa->cmp, sa->collation,
+													*(const Datum *) a,
+													*(const Datum *) b));
+
+	if (sa->desc)
+		INVERT_COMPARE_RESULT(r);
+	return r;
+}
+
+/*
+ * Prepare an = ANY key: its non-null elements, sorted in index order with
+ * duplicates removed.  A <, <=, >, >= ANY key reduces to the one element
+ * that decides it.  Returns the number of elements (0: no row can match).
+ */
+static int
+_blink_prepare_array(Relation rel, ScanKey sk, MemoryContext cxt,
+					 Datum **elems_out)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems,
+				n = 0;
+	int			attno = sk->sk_attno;
+	Oid			opfamily = rel->rd_opfamily[attno - 1];
+	RegProcedure cmpproc;
+	ArraySortArg sa;
+	MemoryContext old;
+
+	old = MemoryContextSwitchTo(cxt);
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &nelems);
+	for (int i = 0; i < nelems; i++)
+	{
+		if (!nulls[i])
+			elems[n++] = elems[i];
+	}
+	MemoryContextSwitchTo(old);
+
+	if (n == 0)
+	{
+		*elems_out = elems;
+		return 0;
+	}
+
+	cmpproc = get_opfamily_proc(opfamily, elemtype, elemtype, 1);
+	if (!RegProcedureIsValid(cmpproc))
+		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+			 elemtype, elemtype, opfamily);
+	fmgr_info(cmpproc, &sa.cmp);
+	sa.collation = sk->sk_collation;
+	sa.desc = false;
+
+	if (sk->sk_strategy != BTEqualStrategyNumber)
+	{
+		/* keep the extreme element that decides the ANY */
+		Datum		best = elems[0];
+
+		for (int i = 1; i < n; i++)
+		{
+			int32		c = _blink_array_elem_cmp(&elems[i], &best, &sa);
+
+			if ((sk->sk_strategy <= BTLessEqualStrategyNumber && c > 0) ||
+				(sk->sk_strategy >= BTGreaterEqualStrategyNumber && c < 0))
+				best = elems[i];
+		}
+		elems[0] = best;
+		*elems_out = elems;
+		return 1;
+	}
+
+	sa.desc = (rel->rd_indoption[attno - 1] & INDOPTION_DESC) != 0;
+	qsort_arg(elems, n, sizeof(Datum), _blink_array_elem_cmp, &sa);
+	nelems = 1;
+	for (int i = 1; i < n; i++)
+	{
+		if (_blink_array_elem_cmp(&elems[i], &elems[nelems - 1], &sa) != 0)
+			elems[nelems++] = elems[i];
+	}
+	*elems_out = elems;
+	return nelems;
+}
+
+/*
+ * Copy the scan keys into so->keyData, resolve arrays, spot keys that can
+ * never match, and mark which keys are required in which direction.
+ */
+static void
+_blink_preprocess_keys(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	int			nkeys = scan->numberOfKeys;
+	bool		eq_prefix[INDEX_MAX_KEYS + 1];
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	so->qual_ok = true;
+	so->numberOfKeys = nkeys;
+	so->numArrayKeys = 0;
+	if (so->arrayContext)
+		MemoryContextReset(so->arrayContext);
+	if (nkeys == 0)
+		return;
+
+	memcpy(so->keyData, scan->keyData, sizeof(ScanKeyData) * nkeys);
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+
+		/* index option bits, as insertion keys carry them */
+		sk->sk_flags &= ~(SK_BLINK_REQFWD | SK_BLINK_REQBKWD);
+		sk->sk_flags |= rel->rd_indoption[sk->sk_attno - 1] << SK_BT_INDOPTION_SHIFT;
+
+		if ((sk->sk_flags & SK_ISNULL) &&
+			!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
+			so->qual_ok = false;	/* "col op NULL" matches nothing */
+
+		if (sk->sk_flags & SK_SEARCHARRAY)
+		{
+			BlinkArrayKey *ak;
+
+			if (so->arrayContext == NULL)
+				so->arrayContext = AllocSetContextCreate(CurrentMemoryContext,
+														 "blink array keys",
+														 ALLOCSET_SMALL_SIZES);
+			if (so->numArrayKeys == 0)
+				so->arrayKeys = MemoryContextAlloc(so->arrayContext,
+												   sizeof(BlinkArrayKey) * nkeys);
+			ak = &so->arrayKeys[so->numArrayKeys];
+			ak->scan_key = i;
+			ak->num_elems = _blink_prepare_array(rel, sk, so->arrayContext,
+												 &ak->elem_values);
+			if (ak->num_elems == 0)
+			{
+				so->qual_ok = false;
+				continue;
+			}
+			ak->cur_elem = 0;
+			sk->sk_argument = ak->elem_values[0];
+			if (sk->sk_strategy == BTEqualStrategyNumber && ak->num_elems > 1)
+				so->numArrayKeys++;
+			else
+				sk->sk_flags &= ~SK_SEARCHARRAY;	/* one value: a plain key */
+		}
+	}
+
+	/* Which columns have equality keys (IS NULL counts)? */
+	for (int a = 1; a <= nkeyatts; a++)
+		eq_prefix[a] = false;
+	for (int i = 0; i < nkeys; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+
+		if (sk->sk_strategy == BTEqualStrategyNumber ||
+			(sk->sk_flags & SK_SEARCHNULL))
+			eq_prefix[sk->sk_attno] = true;
+	}
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+		bool		required = true;
+		bool		desc = (sk->sk_flags & SK_BT_DESC) != 0;
+
+		for (int a = 1; a < sk->sk_attno; a++)
+		{
+			if (!eq_prefix[a])
+				required = false;
+		}
+		if (!required)
+			continue;
+
+		if (sk->sk_flags & SK_SEARCHNULL)
+			sk->sk_flags |= SK_BLINK_REQFWD | SK_BLINK_REQBKWD;
+		else if (sk->sk_flags & SK_SEARCHNOTNULL)
+			sk->sk_flags |= (sk->sk_flags & SK_BT_NULLS_FIRST) ?
+				SK_BLINK_REQBKWD : SK_BLINK_REQFWD;
+		else
+		{
+			switch (sk->sk_strategy)
+			{
+				case BTEqualStrategyNumber:
+					sk->sk_flags |= SK_BLINK_REQFWD | SK_BLINK_REQBKWD;
+					break;
+				case BTLessStrategyNumber:
+				case BTLessEqualStrategyNumber:
+					sk->sk_flags |= desc ? SK_BLINK_REQBKWD : SK_BLINK_REQFWD;
+					break;
+				case BTGreaterStrategyNumber:
+				case BTGreaterEqualStrategyNumber:
+					sk->sk_flags |= desc ? SK_BLINK_REQFWD : SK_BLINK_REQBKWD;
+					break;
+			}
+		}
+	}
+}
+
+/* Step the array keys to the next combination in scan order. */
+static bool
+_blink_advance_array_keys(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	for (int i = so->numArrayKeys - 1; i >= 0; i--)
+	{
+		BlinkArrayKey *ak = &so->arrayKeys[i];
+		ScanKey		sk = &so->keyData[ak->scan_key];
+
+		if (ScanDirectionIsForward(dir))
+		{
+			if (++ak->cur_elem < ak->num_elems)
+			{
+				sk->sk_argument = ak->elem_values[ak->cur_elem];
+				return true;
+			}
+			ak->cur_elem = 0;
+		}
+		else
+		{
+			if (--ak->cur_elem >= 0)
+			{
+				sk->sk_argument = ak->elem_values[ak->cur_elem];
+				return true;
+			}
+			ak->cur_elem = ak->num_elems - 1;
+		}
+		sk->sk_argument = ak->elem_values[ak->cur_elem];
+	}
+	return false;
+}
+
+/* Set the array keys to the first combination in scan order. */
+static void
+_blink_start_array_keys(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	for (int i = 0; i < so->numArrayKeys; i++)
+	{
+		BlinkArrayKey *ak = &so->arrayKeys[i];
+
+		ak->cur_elem = ScanDirectionIsForward(dir) ? 0 : ak->num_elems - 1;
+		so->keyData[ak->scan_key].sk_argument = ak->elem_values[ak->cur_elem];
+	}
+}
+
+/*
+ * Does itup satisfy every scan key?  *stop is set when a key required in
+ * direction dir fails, meaning no item further in that direction can
+ * match either.
+ */
+static bool
+_blink_checkkeys(IndexScanDesc scan, IndexTuple itup, int natts,
+				 ScanDirection dir, bool *stop)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	TupleDesc	desc = RelationGetDescr(scan->indexRelation);
+	bool		forward = ScanDirectionIsForward(dir);
+	int			reqflag = forward ? SK_BLINK_REQFWD : SK_BLINK_REQBKWD;
+	bool		match = true;
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+		bool		isnull;
+		Datum		datum;
+		bool		ok;
+
+		if (sk->sk_attno > natts)
+			continue;			/* a high key has no INCLUDE columns */
+		datum = index_getattr(itup, sk->sk_attno, desc, &isnull);
+
+		if (sk->sk_flags & SK_SEARCHNULL)
+			ok = isnull;
+		else if (sk->sk_flags & SK_SEARCHNOTNULL)
+			ok = !isnull;
+		else if (isnull)
+		{
+			/*
+			 * A NULL fails every operator.  It ends the scan only on the
+			 * side where the NULLs sort: past them there are only NULLs.
+			 */
+			bool		nullsfirst = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
+
+			if ((sk->sk_flags & reqflag) && nullsfirst != forward)
+				*stop = true;
+			match = false;
+			continue;
+		}
+		else
+			ok = DatumGetBool(FunctionCall2Coll(&sk->sk_func, sk->sk_collation,
+												datum, sk->sk_argument));
+		if (!ok)
+		{
+			if (sk->sk_flags & reqflag)
+				*stop = true;
+			match = false;
+		}
+	}
+	return match;
+}
+
+/* ---------------------------------------------------------------------
+ * Reading a leaf
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct SortOffsetsArg
+{
+	Relation	rel;
+	Page		page;
+} SortOffsetsArg;
+
+static int
+_blink_offset_cmp(const void *a, const void *b, void *arg)
+{
+	SortOffsetsArg *sa = (SortOffsetsArg *) arg;
+	IndexTuple	ta = (IndexTuple) PageGetItem(sa->page,
+											  PageGetItemId(sa->page, *(const OffsetNumber *) a));
+	IndexTuple	tb = (IndexTuple) PageGetItem(sa->page,
+											  PageGetItemId(sa->page, *(const OffsetNumber *) b));
+
+	return _blink_compare_tuples(sa->rel, ta, tb);
+}
+
+/*
+ * Copy the matching items of the leaf in buf (pinned and share-locked) into
+ * so->currPos, in key order, and decide whether the scan goes on beyond
+ * this page in direction dir.  The lock is kept; the caller releases it.
+ * Returns true if any item matched.
+ */
+static bool
+_blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	Page		page = BufferGetPage(buf);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber first = BlinkPageFirstDataKey(opaque);
+	OffsetNumber sortedEnd = first + opaque->blink_nsorted;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			natts = IndexRelationGetNumberOfAttributes(rel);
+	OffsetNumber sorted[MaxIndexTuplesPerPage];
+	OffsetNumber tail[MaxIndexTuplesPerPage];
+	int			nsorted = 0,
+				ntail = 0,
+				n = 0,
+				i,
+				j;
+	bool		stop = false;
+	BlinkScanPos *pos = &so->currPos;
+	SortOffsetsArg sa;
+
+	if (!BlinkPageIsLeaf(opaque))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("blink index \"%s\" block %u is not a leaf",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf))));
+
+	pos->currPage = BufferGetBlockNumber(buf);
+	pos->nextPage = opaque->blink_next;
+	pos->prevPage = opaque->blink_prev;
+	pos->version = opaque->blink_version;
+	pos->nextTupleOffset = 0;
+
+	for (OffsetNumber off = first; off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (!_blink_checkkeys(scan, itup, natts, dir, &stop))
+			continue;
+		if (off < sortedEnd)
+			sorted[nsorted++] = off;
+		else
+			tail[ntail++] = off;
+	}
+
+	/* Going right, a high key beyond the range ends the scan too. */
+	if (ScanDirectionIsForward(dir) && !BlinkPageIsRightmost(opaque) && !stop)
+	{
+		IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+
+		(void) _blink_checkkeys(scan, hikey,
+								IndexRelationGetNumberOfKeyAttributes(rel),
+								dir, &stop);
+	}
+
+	if (ScanDirectionIsForward(dir))
+	{
+		pos->moreRight = !stop && !BlinkPageIsRightmost(opaque);
+		pos->moreLeft = true;
+	}
+	else
+	{
+		pos->moreLeft = !stop && !BlinkPageIsLeftmost(opaque);
+		pos->moreRight = true;
+	}
+
+	/* Merge the sorted run with the sorted matches of the tail. */
+	sa.rel = rel;
+	sa.page = page;
+	if (ntail > 1)
+		qsort_arg(tail, ntail, sizeof(OffsetNumber), _blink_offset_cmp, &sa);
+	i = j = 0;
+	while (i < nsorted || j < ntail)
+	{
+		OffsetNumber off;
+		IndexTuple	itup;
+		BlinkScanItem *item = &pos->items[n];
+
+		if (j >= ntail || (i < nsorted && _blink_offset_cmp(&sorted[i], &tail[j], &sa) <= 0))
+			off = sorted[i++];
+		else
+			off = tail[j++];
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		item->heapTid = itup->t_tid;
+		item->indexOffset = off;
+		if (so->currTuples)
+		{
+			Size		sz = IndexTupleSize(itup);
+
+			item->tupleOffset = pos->nextTupleOffset;
+			memcpy(so->currTuples + pos->nextTupleOffset, itup, sz);
+			pos->nextTupleOffset += MAXALIGN(sz);
+		}
+		n++;
+	}
+
+	pos->firstItem = 0;
+	pos->lastItem = n - 1;
+	pos->itemIndex = ScanDirectionIsForward(dir) ? 0 : n - 1;
+	return n > 0;
+}
+
+/* Release the current position's pin, if it kept one. */
+static void
+_blink_unpin_pos(BlinkScanPos *pos)
+{
+	if (BufferIsValid(pos->buf))
+	{
+		ReleaseBuffer(pos->buf);
+		pos->buf = InvalidBuffer;
+	}
+}
+
+/*
+ * Unlock the page just read; keep its pin only for non-MVCC snapshots.
+ */
+static void
+_blink_drop_lock_maybe_pin(IndexScanDesc scan, Buffer buf)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (IsMVCCSnapshot(scan->xs_snapshot))
+	{
+		ReleaseBuffer(buf);
+		so->currPos.buf = InvalidBuffer;
+	}
+	else
+		so->currPos.buf = buf;
+}
+
+/*
+ * Set the scan's output for the current item.
+ */
+static void
+_blink_set_output(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkScanItem *item = &so->currPos.items[so->currPos.itemIndex];
+
+	scan->xs_heaptid = item->heapTid;
+	if (so->currTuples)
+		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
+}
+
+/*
+ * Read pages in direction dir, starting after the current one, until one
+ * has matches or the scan ends.  On entry currPos describes the page last
+ * read (unlocked).
+ */
+static bool
+_blink_steppage(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	BlinkScanPos *pos = &so->currPos;
+
+	for (;;)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		_blink_unpin_pos(pos);
+
+		if (ScanDirectionIsForward(dir))
+		{
+			if (!pos->moreRight || !BlockNumberIsValid(pos->nextPage))
+				break;
+			buf = _blink_getbuf(rel, pos->nextPage, BUFFER_LOCK_SHARE);
+		}
+		else
+		{
+			BlockNumber target = pos->currPage;
+
+			if (!pos->moreLeft || !BlockNumberIsValid(pos->prevPage))
+				break;
+
+			/*
+			 * The left page may have split since we saw its block number:
+			 * move right until the page whose right-link is ours.
+			 */
+			buf = _blink_getbuf(rel, pos->prevPage, BUFFER_LOCK_SHARE);
+			for (;;)
+			{
+				BlinkPageOpaque opaque = BlinkPageGetOpaque(BufferGetPage(buf));
+				Buffer		rbuf;
+
+				if (opaque->blink_next == target)
+					break;
+				if (BlinkPageIsRightmost(opaque))
+					ereport(ERROR,
+							(errcode(ERRCODE_INDEX_CORRUPTED),
+							 errmsg("blink index \"%s\": no left sibling of block %u links back to it",
+									RelationGetRelationName(rel), target)));
+				rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_SHARE);
+				_blink_relbuf(rel, buf);
+				buf = rbuf;
+			}
+		}
+
+		if (_blink_readpage(scan, buf, dir))
+		{
+			_blink_drop_lock_maybe_pin(scan, buf);
+			return true;
+		}
+		_blink_drop_lock_maybe_pin(scan, buf);
+	}
+
+	pos->currPage = InvalidBlockNumber;
+	return false;
+}
+
+/*
+ * Build the insertion key that positions a scan in direction dir: the
+ * keys that bound its start in index order, column by column while the
+ * columns have equality keys.  Returns NULL if no key bounds the start.
+ */
+static BlinkScanInsert
+_blink_start_key(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	bool		forward = ScanDirectionIsForward(dir);
+	BlinkScanInsert key;
+	bool		strict = false;
+
+	key = palloc(sizeof(BlinkScanInsertData));
+	key->heaptid = NULL;
+	key->keysz = 0;
+
+	for (int attno = 1; attno <= nkeyatts; attno++)
+	{
+		ScanKey		chosen = NULL;
+		bool		isequal = false;
+
+		for (int i = 0; i < so->numberOfKeys; i++)
+		{
+			ScanKey		sk = &so->keyData[i];
+			bool		desc = (sk->sk_flags & SK_BT_DESC) != 0;
+			bool		lower = sk->sk_strategy == BTGreaterStrategyNumber ||
+				sk->sk_strategy == BTGreaterEqualStrategyNumber;
+			bool		upper = sk->sk_strategy == BTLessStrategyNumber ||
+				sk->sk_strategy == BTLessEqualStrategyNumber;
+
+			if (sk->sk_attno != attno)
+				continue;
+			if (sk->sk_flags & SK_SEARCHNOTNULL)
+				continue;
+			if (sk->sk_strategy == BTEqualStrategyNumber ||
+				(sk->sk_flags & SK_SEARCHNULL))
+			{
+				chosen = sk;
+				isequal = true;
+				break;
+			}
+			/* the bound that comes first in scan order */
+			if (chosen == NULL && (forward != desc ? lower : upper))
+				chosen = sk;
+		}
+		if (chosen == NULL)
+			break;
+
+		{
+			ScanKey		ik = &key->scankeys[key->keysz];
+			Oid			opfamily = rel->rd_opfamily[attno - 1];
+			Oid			opcintype = rel->rd_opcintype[attno - 1];
+			Oid			subtype = OidIsValid(chosen->sk_subtype) ?
+				chosen->sk_subtype : opcintype;
+			int			flags = (chosen->sk_flags & (SK_BT_DESC | SK_BT_NULLS_FIRST));
+
+			if (chosen->sk_flags & SK_SEARCHNULL)
+			{
+				ScanKeyEntryInitialize(ik, flags | SK_ISNULL, attno,
+									   InvalidStrategy, InvalidOid,
+									   chosen->sk_collation, InvalidOid, (Datum) 0);
+			}
+			else
+			{
+				RegProcedure cmpproc = get_opfamily_proc(opfamily, opcintype,
+														 subtype, 1);
+
+				if (!RegProcedureIsValid(cmpproc))
+					elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+						 opcintype, subtype, opfamily);
+				ScanKeyEntryInitialize(ik, flags, attno, InvalidStrategy,
+									   subtype, chosen->sk_collation, cmpproc,
+									   chosen->sk_argument);
+			}
+			key->keysz++;
+			strict = chosen->sk_strategy == BTLessStrategyNumber ||
+				chosen->sk_strategy == BTGreaterStrategyNumber;
+		}
+		if (!isequal)
+			break;
+	}
+
+	if (key->keysz == 0)
+	{
+		pfree(key);
+		return NULL;
+	}
+
+	/*
+	 * Forward: start at the first item >= key, or > key if the last bound
+	 * is strict.  Backward: start at the last item <= key (the first > key,
+	 * minus one), or < key if strict; the leaf found by descent is the one
+	 * holding that position.
+	 */
+	key->nextkey = forward ? strict : !strict;
+	return key;
+}
+
+/*
+ * Start a (primitive) scan: descend to the first leaf in direction dir
+ * and read pages until one has matches.
+ */
+static bool
+_blink_first(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	BlinkScanInsert key;
+	Buffer		buf;
+	bool		found;
+
+	pgstat_count_index_scan(rel);
+	_blink_unpin_pos(&so->currPos);
+
+	key = _blink_start_key(scan, dir);
+	if (key == NULL)
+	{
+		blinkam_count(BLINKAM_COUNTER_DESCENTS, 1);
+		buf = _blink_get_endpoint(rel, 0, !ScanDirectionIsForward(dir),
+								  BUFFER_LOCK_SHARE);
+	}
+	else
+	{
+		BlinkStack	stack = _blink_search(rel, key, &buf, BUFFER_LOCK_SHARE, 0);
+
+		_blink_free_stack(stack);
+		pfree(key);
+	}
+
+	found = _blink_readpage(scan, buf, dir);
+	_blink_drop_lock_maybe_pin(scan, buf);
+	if (!found)
+		found = _blink_steppage(scan, dir);
+	if (found)
+		_blink_set_output(scan);
+	return found;
+}
+
+/* Advance to the next item in direction dir. */
+static bool
+_blink_next(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkScanPos *pos = &so->currPos;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		if (++pos->itemIndex > pos->lastItem)
+		{
+			if (!_blink_steppage(scan, dir))
+				return false;
+		}
+	}
+	else
+	{
+		if (--pos->itemIndex < pos->firstItem)
+		{
+			/*
+			 * A scan that changed direction may stand on a page it read
+			 * going the other way: its moreLeft was left true, so stepping
+			 * left works.
+			 */
+			if (!_blink_steppage(scan, dir))
+				return false;
+		}
+	}
+	_blink_set_output(scan);
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * AM callbacks
+ * ---------------------------------------------------------------------
+ */
+
+IndexScanDesc
+blinkbeginscan(Relation rel, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(rel, nkeys, norderbys);
+	BlinkScanOpaque so = palloc0(sizeof(BlinkScanOpaqueData));
+
+	so->keyData = nkeys > 0 ? palloc(sizeof(ScanKeyData) * nkeys) : NULL;
+	so->currPos.buf = InvalidBuffer;
+	so->currPos.currPage = InvalidBlockNumber;
+	so->markPos.buf = InvalidBuffer;
+	so->markPos.currPage = InvalidBlockNumber;
+	so->markItemIndex = -1;
+	scan->xs_itupdesc = RelationGetDescr(rel);
+	scan->opaque = so;
+	return scan;
+}
+
+void
+blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+			ScanKey orderbys, int norderbys)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	_blink_unpin_pos(&so->currPos);
+	_blink_unpin_pos(&so->markPos);
+	so->currPos.currPage = InvalidBlockNumber;
+	so->markPos.currPage = InvalidBlockNumber;
+	so->markItemIndex = -1;
+
+	if (scan->xs_want_itup && so->currTuples == NULL)
+	{
+		so->currTuples = palloc(BLCKSZ * 2);
+		so->markTuples = so->currTuples + BLCKSZ;
+	}
+
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	_blink_preprocess_keys(scan);
+}
+
+bool
+blinkgettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	bool		found;
+
+	if (!so->qual_ok)
+		return false;
+
+	/* No LP_DEAD hints: they would have to be WAL-logged under generic WAL. */
+	scan->kill_prior_tuple = false;
+
+	if (!BlinkScanPosIsValid(so->currPos))
+	{
+		if (so->numArrayKeys > 0)
+			_blink_start_array_keys(scan, dir);
+		found = _blink_first(scan, dir);
+	}
+	else
+		found = _blink_next(scan, dir);
+
+	while (!found && so->numArrayKeys > 0 && _blink_advance_array_keys(scan, dir))
+		found = _blink_first(scan, dir);
+
+	scan->xs_recheck = false;
+	return found;
+}
+
+int64
+blinkgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	int64		ntids = 0;
+	bool		found;
+
+	if (!so->qual_ok)
+		return 0;
+
+	if (so->numArrayKeys > 0)
+		_blink_start_array_keys(scan, ForwardScanDirection);
+	found = _blink_first(scan, ForwardScanDirection);
+	for (;;)
+	{
+		while (found)
+		{
+			BlinkScanPos *pos = &so->currPos;
+
+			for (int i = pos->itemIndex; i <= pos->lastItem; i++)
+			{
+				tbm_add_tuples(tbm, &pos->items[i].heapTid, 1, false);
+				ntids++;
+			}
+			found = _blink_steppage(scan, ForwardScanDirection);
+		}
+		if (so->numArrayKeys == 0 ||
+			!_blink_advance_array_keys(scan, ForwardScanDirection))
+			break;
+		found = _blink_first(scan, ForwardScanDirection);
+	}
+	return ntids;
+}
+
+void
+blinkendscan(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	_blink_unpin_pos(&so->currPos);
+	_blink_unpin_pos(&so->markPos);
+	if (so->keyData)
+		pfree(so->keyData);
+	if (so->arrayContext)
+		MemoryContextDelete(so->arrayContext);
+	if (so->currTuples)
+		pfree(so->currTuples);
+	pfree(so);
+}
+
+/*
+ * Mark: remember the current item.  The position is copied (with its pin
+ * if it holds one) so that restoring needs no page access.
+ */
+void
+blinkmarkpos(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	_blink_unpin_pos(&so->markPos);
+	if (!BlinkScanPosIsValid(so->currPos))
+	{
+		so->markPos.currPage = InvalidBlockNumber;
+		return;
+	}
+	memcpy(&so->markPos, &so->currPos,
+		   offsetof(BlinkScanPos, items) +
+		   sizeof(BlinkScanItem) * (so->currPos.lastItem + 1));
+	if (BufferIsValid(so->markPos.buf))
+		IncrBufferRefCount(so->markPos.buf);
+	if (so->currTuples)
+		memcpy(so->markTuples, so->currTuples, so->currPos.nextTupleOffset);
+}
+
+void
+blinkrestrpos(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	_blink_unpin_pos(&so->currPos);
+	if (!BlinkScanPosIsValid(so->markPos))
+	{
+		so->currPos.currPage = InvalidBlockNumber;
+		return;
+	}
+	memcpy(&so->currPos, &so->markPos,
+		   offsetof(BlinkScanPos, items) +
+		   sizeof(BlinkScanItem) * (so->markPos.lastItem + 1));
+	if (BufferIsValid(so->currPos.buf))
+		IncrBufferRefCount(so->currPos.buf);
+	if (so->currTuples)
+		memcpy(so->currTuples, so->markTuples, so->markPos.nextTupleOffset);
+}

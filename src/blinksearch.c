@@ -1,0 +1,344 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinksearch.c
+ *	  Searching a blink tree: comparison against page items, binary search,
+ *	  moving right, descent with a remembered path, tree endpoints, and the
+ *	  merge of a leaf's unsorted tail.
+ *
+ * Descent holds one page lock at a time (no lock coupling): it reads the
+ * downlink, remembers (block, version, offset) in the path, releases the
+ * page and then locks the child.  A page split in between is harmless:
+ * keys only ever move right, and every page's high key and right-link
+ * route a search to the page that now holds its key.  Moving right is the
+ * one place where two locks of a level are held: the right page is locked
+ * before the current one is released, always left to right.
+ *
+ * src/blinksearch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+/*
+ * Compare the insertion key with the item at offnum of page.  The first
+ * data item of an internal page is minus infinity: every key is above it.
+ * The caller holds a lock on the page.
+ */
+int32
+_blink_compare(Relation rel, BlinkScanInsert key, Page page, OffsetNumber offnum)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	IndexTuple	itup;
+
+	if (!BlinkPageIsLeaf(opaque) && offnum == BlinkPageFirstDataKey(opaque))
+		return 1;
+	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
+	return _blink_compare_key_tuple(rel, key, itup);
+}
+
+/*
+ * Binary search of the sorted items of a page.
+ *
+ * On a leaf, returns the first sorted offset whose item is >= key (> key
+ * with nextkey); it may be one past the sorted part.  The unsorted tail is
+ * not searched: callers that need every match look at it themselves.
+ *
+ * On an internal page, returns the offset of the downlink to follow: the
+ * last item < key (<= key with nextkey); the minus-infinity item makes
+ * that always exist.
+ */
+OffsetNumber
+_blink_binsrch(Relation rel, BlinkScanInsert key, Page page)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber low = BlinkPageFirstDataKey(opaque);
+	OffsetNumber high = low + opaque->blink_nsorted;	/* one past the end */
+	int32		goal = key->nextkey ? -1 : 0;
+
+	Assert(high <= PageGetMaxOffsetNumber(page) + 1);
+
+	/*
+	 * Invariant: items before low compare key > item (key >= item with
+	 * nextkey); items at high and after compare key <= item (key < item).
+	 */
+	while (low < high)
+	{
+		OffsetNumber mid = low + (high - low) / 2;
+
+		if (_blink_compare(rel, key, page, mid) > goal)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+
+	if (BlinkPageIsLeaf(opaque))
+		return low;
+	Assert(low > BlinkPageFirstDataKey(opaque));
+	return OffsetNumberPrev(low);
+}
+
+/*
+ * Must a search for key continue on the right sibling of page?  Yes when
+ * the page has one and the key is beyond the high key: key > high key, or
+ * key >= high key with nextkey.
+ */
+bool
+_blink_should_move_right(Relation rel, BlinkScanInsert key, Page page)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	int32		cmp;
+
+	if (BlinkPageIsRightmost(opaque))
+		return false;
+	cmp = _blink_compare(rel, key, page, BLINK_HIKEY);
+	return cmp > 0 || (cmp == 0 && key->nextkey);
+}
+
+/*
+ * Move right from buf until the page's key range covers key.
+ *
+ * On entry buf is pinned and locked in mode access; on exit the returned
+ * buffer is, and buf has been released if it is a different one.  The
+ * right page is locked before the left one is released (coupling, left to
+ * right only).  Pages flagged INCOMPLETE_SPLIT are passed like any other:
+ * their high key and right-link are already correct.
+ */
+Buffer
+_blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf, int access)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+		Buffer		rbuf;
+
+		if (!_blink_should_move_right(rel, key, page))
+			return buf;
+
+		rbuf = _blink_getbuf(rel, opaque->blink_next, access);
+		_blink_relbuf(rel, buf);
+		buf = rbuf;
+		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Descend from the root to the page of level target_level whose key range
+ * covers key.
+ *
+ * Returns that page in *bufp, pinned and locked in mode access, and the
+ * path of internal pages visited above it (the nearest parent first; NULL
+ * when the start page was already at target_level).  Pages above the
+ * target level are share-locked one at a time.  The caller frees the path
+ * with _blink_free_stack.
+ */
+BlinkStack
+_blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
+			  uint32 target_level)
+{
+	BlinkStack	stack = NULL;
+	BlockNumber blkno;
+	uint32		level;
+	Buffer		buf;
+	bool		refreshed = false;
+
+	blinkam_count(BLINKAM_COUNTER_DESCENTS, 1);
+
+	blkno = _blink_getroot(rel, &level, false);
+	for (;;)
+	{
+		buf = _blink_getbuf(rel, blkno,
+							level == target_level ? access : BUFFER_LOCK_SHARE);
+
+		/*
+		 * The cached root may have split since.  Starting below the real
+		 * root is still correct, but a path that reaches the real root
+		 * saves parent searches later: refresh the cache once.
+		 */
+		if (!BlinkPageIsRoot(BlinkPageGetOpaque(BufferGetPage(buf))) && !refreshed)
+		{
+			_blink_relbuf(rel, buf);
+			blkno = _blink_getroot(rel, &level, true);
+			refreshed = true;
+			continue;
+		}
+		break;
+	}
+	if (level < target_level)
+		elog(ERROR, "blink index \"%s\" has no level %u (root level %u)",
+			 RelationGetRelationName(rel), target_level, level);
+
+	for (;;)
+	{
+		Page		page;
+		BlinkPageOpaque opaque;
+		OffsetNumber offnum;
+		IndexTuple	itup;
+		BlinkStack	entry;
+		BlockNumber child;
+
+		buf = _blink_moveright(rel, key, buf,
+							   level == target_level ? access : BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		opaque = BlinkPageGetOpaque(page);
+		if (opaque->blink_level != level)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("blink index \"%s\" block %u has level %u, expected %u",
+							RelationGetRelationName(rel), BufferGetBlockNumber(buf),
+							opaque->blink_level, level)));
+		if (level == target_level)
+			break;
+
+		offnum = _blink_binsrch(rel, key, page);
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
+		child = BlinkDownlink(itup);
+
+		entry = palloc(sizeof(BlinkStackData));
+		entry->blkno = BufferGetBlockNumber(buf);
+		entry->version = opaque->blink_version;
+		entry->offnum = offnum;
+		entry->parent = stack;
+		stack = entry;
+
+		level--;
+		buf = _blink_relandgetbuf(rel, buf, child,
+								  level == target_level ? access : BUFFER_LOCK_SHARE);
+	}
+
+	*bufp = buf;
+	return stack;
+}
+
+void
+_blink_free_stack(BlinkStack stack)
+{
+	while (stack)
+	{
+		BlinkStack	parent = stack->parent;
+
+		pfree(stack);
+		stack = parent;
+	}
+}
+
+/*
+ * The leftmost (or rightmost) page of the given level, pinned and locked
+ * in mode access.  Upper levels are share-locked one at a time.
+ */
+Buffer
+_blink_get_endpoint(Relation rel, uint32 level, bool rightmost, int access)
+{
+	uint32		rootlevel;
+	BlockNumber blkno = _blink_getroot(rel, &rootlevel, true);
+	Buffer		buf;
+
+	if (rootlevel < level)
+		elog(ERROR, "blink index \"%s\" has no level %u (root level %u)",
+			 RelationGetRelationName(rel), level, rootlevel);
+
+	buf = _blink_getbuf(rel, blkno,
+						rootlevel == level ? access : BUFFER_LOCK_SHARE);
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+		int			mode = (uint32) opaque->blink_level == level + 1 ?
+			access : BUFFER_LOCK_SHARE;
+		OffsetNumber offnum;
+		IndexTuple	itup;
+
+		if (rightmost && !BlinkPageIsRightmost(opaque))
+		{
+			Buffer		rbuf = _blink_getbuf(rel, opaque->blink_next,
+											 opaque->blink_level == level ?
+											 access : BUFFER_LOCK_SHARE);
+
+			_blink_relbuf(rel, buf);
+			buf = rbuf;
+			continue;
+		}
+		if (opaque->blink_level == level)
+			return buf;
+
+		offnum = rightmost ? PageGetMaxOffsetNumber(page) :
+			BlinkPageFirstDataKey(opaque);
+		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, offnum));
+		buf = _blink_relandgetbuf(rel, buf, BlinkDownlink(itup), mode);
+	}
+}
+
+/* qsort_arg comparator for line pointers of one page */
+typedef struct SortLeafArg
+{
+	Relation	rel;
+	Page		page;
+} SortLeafArg;
+
+static int
+_blink_itemid_cmp(const void *a, const void *b, void *arg)
+{
+	SortLeafArg *sa = (SortLeafArg *) arg;
+	IndexTuple	ta = (IndexTuple) PageGetItem(sa->page, (ItemId) a);
+	IndexTuple	tb = (IndexTuple) PageGetItem(sa->page, (ItemId) b);
+
+	return _blink_compare_tuples(sa->rel, ta, tb);
+}
+
+/*
+ * Merge a leaf's unsorted tail into its sorted part.  Only the line
+ * pointer array is rewritten; tuples stay where they are, so the generic
+ * WAL delta is the line pointers that moved.  The caller holds an
+ * exclusive lock and passes the page copy of its generic WAL record.
+ */
+void
+_blink_sort_leaf(Relation rel, Page page)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber first = BlinkPageFirstDataKey(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			nitems = maxoff >= first ? maxoff - first + 1 : 0;
+	int			nsorted = opaque->blink_nsorted;
+	int			ntail = nitems - nsorted;
+	ItemIdData *lp = ((PageHeader) page)->pd_linp + (first - 1);
+	ItemIdData *merged;
+	SortLeafArg arg;
+	int			i,
+				j,
+				k;
+
+	Assert(BlinkPageIsLeaf(opaque));
+	Assert(ntail >= 0);
+	if (ntail == 0)
+		return;
+
+	arg.rel = rel;
+	arg.page = page;
+	qsort_arg(lp + nsorted, ntail, sizeof(ItemIdData), _blink_itemid_cmp, &arg);
+
+	merged = palloc(sizeof(ItemIdData) * nitems);
+	i = 0;
+	j = nsorted;
+	k = 0;
+	while (i < nsorted && j < nitems)
+	{
+		if (_blink_itemid_cmp(&lp[i], &lp[j], &arg) <= 0)
+			merged[k++] = lp[i++];
+		else
+			merged[k++] = lp[j++];
+	}
+	while (i < nsorted)
+		merged[k++] = lp[i++];
+	while (j < nitems)
+		merged[k++] = lp[j++];
+	memcpy(lp, merged, sizeof(ItemIdData) * nitems);
+	pfree(merged);
+	opaque->blink_nsorted = nitems;
+}

@@ -1,0 +1,528 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkutils.c
+ *	  The blink handler, options, cost estimate, operator class validation,
+ *	  and key utilities (insertion keys, tuple comparison, pivots).
+ *
+ * src/blinkutils.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amvalidate.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/reloptions.h"
+#include "catalog/index.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_type.h"
+#include "commands/progress.h"
+#include "commands/vacuum.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/index_selfuncs.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+PG_FUNCTION_INFO_V1(blinkhandler);
+
+static relopt_kind blink_relopt_kind;
+
+/*
+ * Register blink's reloptions.  Called from _PG_init.
+ */
+void
+blink_init_reloptions(void)
+{
+	blink_relopt_kind = add_reloption_kind();
+	add_int_reloption(blink_relopt_kind, "fillfactor",
+					  "Packs blink leaf pages only to this percentage in builds and right-edge splits",
+					  BLINK_DEFAULT_FILLFACTOR, BLINK_MIN_FILLFACTOR, 100,
+					  ShareUpdateExclusiveLock);
+}
+
+Datum
+blinkhandler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amsupport = 2;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = true;
+	amroutine->amcanmulticol = true;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = true;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = true;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = true;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions =
+		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = blinkbuild;
+	amroutine->ambuildempty = blinkbuildempty;
+	amroutine->aminsert = blinkinsert;
+	amroutine->ambulkdelete = blinkbulkdelete;
+	amroutine->amvacuumcleanup = blinkvacuumcleanup;
+	amroutine->amcanreturn = blinkcanreturn;
+	amroutine->amcostestimate = blinkcostestimate;
+	amroutine->amoptions = blinkoptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = blinkbuildphasename;
+	amroutine->amvalidate = blinkvalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = blinkbeginscan;
+	amroutine->amrescan = blinkrescan;
+	amroutine->amgettuple = blinkgettuple;
+	amroutine->amgetbitmap = blinkgetbitmap;
+	amroutine->amendscan = blinkendscan;
+	amroutine->ammarkpos = blinkmarkpos;
+	amroutine->amrestrpos = blinkrestrpos;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}
+
+bytea *
+blinkoptions(Datum reloptions, bool validate)
+{
+	static const relopt_parse_elt tab[] = {
+		{"fillfactor", RELOPT_TYPE_INT, offsetof(BlinkOptions, fillfactor)}
+	};
+
+	return (bytea *) build_reloptions(reloptions, validate, blink_relopt_kind,
+									  sizeof(BlinkOptions), tab, lengthof(tab));
+}
+
+/* Every key and INCLUDE column is stored as is: index-only scans work. */
+bool
+blinkcanreturn(Relation index, int attno)
+{
+	return true;
+}
+
+char *
+blinkbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case BLINK_PHASE_SCAN:
+			return "scanning table";
+		case BLINK_PHASE_SORT:
+			return "sorting";
+		case BLINK_PHASE_LOAD:
+			return "loading tuples in tree";
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * blink orders keys exactly as btree does with the same operators, so
+ * btree's estimate applies.  The planner leaves tree_height unknown (-1)
+ * for an AM other than btree, so the descent is costed from the page count
+ * only; blink trees are as shallow as btree's.
+ */
+void
+blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path, double loop_count,
+				  Cost *indexStartupCost, Cost *indexTotalCost,
+				  Selectivity *indexSelectivity, double *indexCorrelation,
+				  double *indexPages)
+{
+	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+				   indexSelectivity, indexCorrelation, indexPages);
+}
+
+/*
+ * Validate an operator class: operators at strategies 1-5 returning
+ * boolean, support 1 a comparison proc returning int4 for every type pair
+ * that has operators, support 2 an optional sortsupport proc.
+ */
+bool
+blinkvalidate(Oid opclassoid)
+{
+	bool		result = true;
+	HeapTuple	classtup;
+	Form_pg_opclass classform;
+	Oid			opfamilyoid;
+	Oid			opcintype;
+	char	   *opclassname;
+	CatCList   *proclist,
+			   *oprlist;
+	List	   *grouplist;
+	ListCell   *lc;
+	bool		found_default_cmp = false;
+
+	classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	classform = (Form_pg_opclass) GETSTRUCT(classtup);
+	opfamilyoid = classform->opcfamily;
+	opcintype = classform->opcintype;
+	opclassname = NameStr(classform->opcname);
+
+	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
+
+	for (int i = 0; i < proclist->n_members; i++)
+	{
+		HeapTuple	proctup = &proclist->members[i]->tuple;
+		Form_pg_amproc procform = (Form_pg_amproc) GETSTRUCT(proctup);
+		bool		ok;
+
+		switch (procform->amprocnum)
+		{
+			case 1:
+				ok = check_amproc_signature(procform->amproc, INT4OID, true,
+											2, 2, procform->amproclefttype,
+											procform->amprocrighttype);
+				if (procform->amproclefttype == opcintype &&
+					procform->amprocrighttype == opcintype)
+					found_default_cmp = true;
+				break;
+			case 2:
+				ok = check_amproc_signature(procform->amproc, VOIDOID, true,
+											1, 1, INTERNALOID);
+				break;
+			default:
+				ereport(INFO,
+						(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+						 errmsg("blink operator family of operator class \"%s\" contains function %s with invalid support number %d",
+								opclassname, format_procedure(procform->amproc),
+								procform->amprocnum)));
+				result = false;
+				continue;
+		}
+		if (!ok)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("blink operator family of operator class \"%s\" contains function %s with wrong signature for support number %d",
+							opclassname, format_procedure(procform->amproc),
+							procform->amprocnum)));
+			result = false;
+		}
+	}
+
+	for (int i = 0; i < oprlist->n_members; i++)
+	{
+		HeapTuple	oprtup = &oprlist->members[i]->tuple;
+		Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(oprtup);
+
+		if (oprform->amopstrategy < 1 ||
+			oprform->amopstrategy > BTMaxStrategyNumber ||
+			oprform->amoppurpose != AMOP_SEARCH ||
+			!check_amop_signature(oprform->amopopr, BOOLOID,
+								  oprform->amoplefttype,
+								  oprform->amoprighttype))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("blink operator family of operator class \"%s\" contains invalid operator %s at strategy %d",
+							opclassname, format_operator(oprform->amopopr),
+							oprform->amopstrategy)));
+			result = false;
+		}
+	}
+
+	/* Every type pair with operators needs all five and a comparison proc. */
+	grouplist = identify_opfamily_groups(oprlist, proclist);
+	foreach(lc, grouplist)
+	{
+		OpFamilyOpFuncGroup *group = (OpFamilyOpFuncGroup *) lfirst(lc);
+
+		if (group->operatorset == 0)
+			continue;
+		if (group->operatorset != (((uint64) 1 << (BTMaxStrategyNumber + 1)) - 2) ||
+			(group->functionset & ((uint64) 1 << 1)) == 0)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("blink operator family of operator class \"%s\" is missing operators or the comparison function for types %s and %s",
+							opclassname, format_type_be(group->lefttype),
+							format_type_be(group->righttype))));
+			result = false;
+		}
+	}
+
+	if (!found_default_cmp)
+	{
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("blink operator class \"%s\" has no comparison function for its own type %s",
+						opclassname, format_type_be(opcintype))));
+		result = false;
+	}
+
+	ReleaseCatCacheList(proclist);
+	ReleaseCatCacheList(oprlist);
+	ReleaseSysCache(classtup);
+
+	return result;
+}
+
+/* ---------------------------------------------------------------------
+ * Keys
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Build the full insertion key of itup: every key attribute, compared
+ * with the opclass's own comparison proc, plus its heap TID.  With itup
+ * NULL, the key has no argument values (the caller fills them in).
+ */
+BlinkScanInsert
+_blink_mkscankey(Relation rel, IndexTuple itup)
+{
+	BlinkScanInsert key;
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	int16	   *indoption = rel->rd_indoption;
+
+	key = palloc(offsetof(BlinkScanInsertData, scankeys) +
+				 sizeof(ScanKeyData) * nkeyatts);
+	key->nextkey = true;
+	key->heaptid = itup ? BlinkTupleHeapTid(itup) : NULL;
+	key->keysz = nkeyatts;
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		FmgrInfo   *procinfo = index_getprocinfo(rel, i + 1, 1);
+		Datum		arg = (Datum) 0;
+		bool		null = true;
+		int			flags;
+
+		if (itup)
+			arg = index_getattr(itup, i + 1, itupdesc, &null);
+		flags = (null ? SK_ISNULL : 0) |
+			(indoption[i] << SK_BT_INDOPTION_SHIFT);
+		ScanKeyEntryInitializeWithInfo(&key->scankeys[i], flags,
+									   (AttrNumber) (i + 1),
+									   InvalidStrategy, InvalidOid,
+									   rel->rd_indcollation[i],
+									   procinfo, arg);
+	}
+	return key;
+}
+
+/*
+ * Compare one attribute: the key's value (argument) against the item's
+ * (datum), in index order.  Returns <0, 0, >0 as key <, =, > item.
+ */
+static inline int32
+_blink_compare_attr(ScanKey sk, Datum datum, bool isnull)
+{
+	int32		result;
+
+	if (sk->sk_flags & SK_ISNULL)
+	{
+		if (isnull)
+			return 0;
+		/* a NULL key against a value */
+		return (sk->sk_flags & SK_BT_NULLS_FIRST) ? -1 : 1;
+	}
+	if (isnull)
+		return (sk->sk_flags & SK_BT_NULLS_FIRST) ? 1 : -1;
+
+	/* The proc compares item to key; we want key to item. */
+	result = DatumGetInt32(FunctionCall2Coll(&sk->sk_func, sk->sk_collation,
+											 datum, sk->sk_argument));
+	if (!(sk->sk_flags & SK_BT_DESC))
+		INVERT_COMPARE_RESULT(result);
+	return result;
+}
+
+/*
+ * Compare an insertion key with an index tuple.  Returns <0, 0, >0 as the
+ * key sorts before, equal to, or after the tuple.  Equality means equal on
+ * everything the key has (a prefix of attributes, the TID if given).
+ */
+int32
+_blink_compare_key_tuple(Relation rel, BlinkScanInsert key, IndexTuple itup)
+{
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+
+	for (int i = 0; i < key->keysz; i++)
+	{
+		ScanKey		sk = &key->scankeys[i];
+		bool		isnull;
+		Datum		datum = index_getattr(itup, sk->sk_attno, itupdesc, &isnull);
+		int32		result = _blink_compare_attr(sk, datum, isnull);
+
+		if (result != 0)
+			return result;
+	}
+	if (key->heaptid == NULL ||
+		key->keysz < IndexRelationGetNumberOfKeyAttributes(rel))
+		return 0;
+	return ItemPointerCompare(key->heaptid, BlinkTupleHeapTid(itup));
+}
+
+/*
+ * Compare two index tuples (leaf items or pivots) in full key order: the
+ * key attributes, then the heap TID.
+ */
+int
+_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b)
+{
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		AttrNumber	attno = i + 1;
+		FmgrInfo   *procinfo = index_getprocinfo(rel, attno, 1);
+		int16		option = rel->rd_indoption[i];
+		bool		anull,
+					bnull;
+		Datum		adatum = index_getattr(a, attno, itupdesc, &anull);
+		Datum		bdatum = index_getattr(b, attno, itupdesc, &bnull);
+		int32		result;
+
+		if (anull && bnull)
+			continue;
+		if (anull || bnull)
+		{
+			result = anull ? 1 : -1;
+			if (option & INDOPTION_NULLS_FIRST)
+				result = -result;
+			return result;
+		}
+		result = DatumGetInt32(FunctionCall2Coll(procinfo,
+												 rel->rd_indcollation[i],
+												 adatum, bdatum));
+		if (option & INDOPTION_DESC)
+			INVERT_COMPARE_RESULT(result);
+		if (result != 0)
+			return result;
+	}
+	return ItemPointerCompare(BlinkTupleHeapTid(a), BlinkTupleHeapTid(b));
+}
+
+/*
+ * Make a pivot tuple (a high key or separator) from a leaf item or from
+ * another pivot: the key attributes only, then the heap TID.  Returns a
+ * palloc'd tuple; t_tid is left for the caller (a downlink, or unused).
+ */
+IndexTuple
+_blink_make_pivot(Relation rel, IndexTuple itup)
+{
+	IndexTuple	keyonly;
+	IndexTuple	pivot;
+	Size		size;
+
+	if (BlinkTupleIsPivot(itup))
+	{
+		size = IndexTupleSize(itup);
+		pivot = palloc(size);
+		memcpy(pivot, itup, size);
+		return pivot;
+	}
+
+	if (IndexRelationGetNumberOfAttributes(rel) >
+		IndexRelationGetNumberOfKeyAttributes(rel))
+		keyonly = index_truncate_tuple(RelationGetDescr(rel), itup,
+									   IndexRelationGetNumberOfKeyAttributes(rel));
+	else
+		keyonly = itup;
+
+	size = IndexTupleSize(keyonly);
+	Assert(size == MAXALIGN(size));
+	pivot = palloc0(size + BLINK_TID_SPACE);
+	memcpy(pivot, keyonly, size);
+	pivot->t_info &= ~INDEX_SIZE_MASK;
+	pivot->t_info |= (size + BLINK_TID_SPACE) | BLINK_PIVOT_HAS_TID;
+	ItemPointerCopy(&itup->t_tid, BlinkPivotHeapTid(pivot));
+	if (keyonly != itup)
+		pfree(keyonly);
+	return pivot;
+}
+
+/* The key-less first item of an internal page, pointing to child. */
+IndexTuple
+_blink_minus_infinity(BlockNumber child)
+{
+	IndexTuple	itup = palloc0(sizeof(IndexTupleData));
+
+	itup->t_info = sizeof(IndexTupleData);
+	BlinkSetDownlink(itup, child);
+	return itup;
+}
+
+/*
+ * Refuse a tuple too large for a blink page, saying the limit.
+ */
+void
+_blink_check_item_size(Relation rel, Size itemsz)
+{
+	if (itemsz > BLINK_MAX_ITEM_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds blink maximum %zu for index \"%s\"",
+						itemsz, (Size) BLINK_MAX_ITEM_SIZE,
+						RelationGetRelationName(rel)),
+				 errdetail("A blink page must hold at least three index rows."),
+				 errhint("Values larger than about a third of a page cannot be indexed; "
+						 "consider an index on an MD5 hash of the value.")));
+}
+
+/*
+ * The key of a tuple as text, "(v1, v2)", for introspection and
+ * messages; "-inf" for the minus-infinity item.
+ */
+char *
+_blink_tuple_to_text(Relation rel, IndexTuple itup)
+{
+	StringInfoData buf;
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+	int			natts = BlinkTupleIsPivot(itup) ?
+		IndexRelationGetNumberOfKeyAttributes(rel) :
+		IndexRelationGetNumberOfAttributes(rel);
+
+	if (IndexTupleSize(itup) == sizeof(IndexTupleData))
+		return pstrdup("-inf");
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '(');
+	for (int i = 0; i < natts; i++)
+	{
+		bool		isnull;
+		Datum		d = index_getattr(itup, i + 1, itupdesc, &isnull);
+
+		if (i > 0)
+			appendStringInfoString(&buf, ", ");
+		if (isnull)
+			appendStringInfoString(&buf, "null");
+		else
+		{
+			Oid			typoutput;
+			bool		typisvarlena;
+
+			getTypeOutputInfo(TupleDescAttr(itupdesc, i)->atttypid,
+							  &typoutput, &typisvarlena);
+			appendStringInfoString(&buf, OidOutputFunctionCall(typoutput, d));
+		}
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}

@@ -1,0 +1,336 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkvacuum.c
+ *	  VACUUM for blink: remove entries of dead heap tuples, return zero
+ *	  pages to the free space map, count what is left.
+ *
+ * VACUUM reads the index in physical block order, taking a cleanup lock on
+ * every page (so it waits for scans that keep a pin because their
+ * snapshot is not MVCC).  A split that runs while VACUUM is under way may
+ * move not-yet-vacuumed items from a page VACUUM has not reached to a new
+ * page with a lower block number, which VACUUM has passed.  To catch that,
+ * each running VACUUM has a cycle id in shared memory; a split stamps it
+ * on both halves; when VACUUM meets a page with its cycle id whose right
+ * sibling has a lower block number than the page it is scanning, it goes
+ * back and vacuums that sibling (and on to the right while the same holds).
+ *
+ * Lock order: the vacuum-cycle LWLock is taken alone.
+ *
+ * src/blinkvacuum.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/generic_xlog.h"
+#include "commands/vacuum.h"
+#include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "storage/shmem.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+typedef struct BlinkVacuumSlot
+{
+	RelFileNode node;
+	BlinkCycleId cycleid;		/* 0: free slot */
+} BlinkVacuumSlot;
+
+typedef struct BlinkVacuumShared
+{
+	LWLock	   *lock;
+	BlinkCycleId next_cycleid;
+	int			nslots;
+	BlinkVacuumSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} BlinkVacuumShared;
+
+static BlinkVacuumShared *VacShared = NULL;
+
+Size
+_blink_vacuum_shmem_size(void)
+{
+	return add_size(offsetof(BlinkVacuumShared, slots),
+					mul_size(MaxBackends + 1, sizeof(BlinkVacuumSlot)));
+}
+
+void
+_blink_vacuum_shmem_init(void)
+{
+	bool		found;
+
+	VacShared = ShmemInitStruct("blinkam vacuum cycles",
+								_blink_vacuum_shmem_size(), &found);
+	if (!found)
+	{
+		VacShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_VACUUM].lock;
+		VacShared->next_cycleid = 1;
+		VacShared->nslots = MaxBackends + 1;
+		for (int i = 0; i < VacShared->nslots; i++)
+			VacShared->slots[i].cycleid = 0;
+	}
+}
+
+/* The cycle id of the VACUUM running on rel, or 0 if none. */
+BlinkCycleId
+_blink_vacuum_cycleid(Relation rel)
+{
+	BlinkCycleId result = 0;
+
+	LWLockAcquire(VacShared->lock, LW_SHARED);
+	for (int i = 0; i < VacShared->nslots; i++)
+	{
+		BlinkVacuumSlot *s = &VacShared->slots[i];
+
+		if (s->cycleid != 0 && RelFileNodeEquals(s->node, rel->rd_node))
+		{
+			result = s->cycleid;
+			break;
+		}
+	}
+	LWLockRelease(VacShared->lock);
+	return result;
+}
+
+static BlinkCycleId
+_blink_start_vacuum(Relation rel)
+{
+	BlinkCycleId cycleid;
+	int			free_slot = -1;
+
+	LWLockAcquire(VacShared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < VacShared->nslots; i++)
+	{
+		BlinkVacuumSlot *s = &VacShared->slots[i];
+
+		if (s->cycleid != 0 && RelFileNodeEquals(s->node, rel->rd_node))
+		{
+			LWLockRelease(VacShared->lock);
+			elog(ERROR, "blink index \"%s\" is already being vacuumed",
+				 RelationGetRelationName(rel));
+		}
+		if (s->cycleid == 0 && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+	{
+		LWLockRelease(VacShared->lock);
+		elog(ERROR, "out of blink vacuum cycle slots");
+	}
+	cycleid = VacShared->next_cycleid++;
+	if (VacShared->next_cycleid == 0)
+		VacShared->next_cycleid = 1;
+	VacShared->slots[free_slot].node = rel->rd_node;
+	VacShared->slots[free_slot].cycleid = cycleid;
+	LWLockRelease(VacShared->lock);
+	return cycleid;
+}
+
+static void
+_blink_end_vacuum(Relation rel)
+{
+	LWLockAcquire(VacShared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < VacShared->nslots; i++)
+	{
+		BlinkVacuumSlot *s = &VacShared->slots[i];
+
+		if (s->cycleid != 0 && RelFileNodeEquals(s->node, rel->rd_node))
+			s->cycleid = 0;
+	}
+	LWLockRelease(VacShared->lock);
+}
+
+static void
+_blink_end_vacuum_callback(int code, Datum arg)
+{
+	_blink_end_vacuum((Relation) DatumGetPointer(arg));
+}
+
+typedef struct BlinkVacState
+{
+	IndexVacuumInfo *info;
+	IndexBulkDeleteResult *stats;
+	IndexBulkDeleteCallback callback;
+	void	   *callback_state;
+	BlinkCycleId cycleid;
+} BlinkVacState;
+
+/*
+ * Vacuum one page; then, while the page was split during this VACUUM and
+ * its right sibling lies behind orig_blkno (already passed), that sibling.
+ */
+static void
+_blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
+{
+	Relation	rel = vs->info->index;
+
+	for (;;)
+	{
+		Buffer		buf;
+		Page		page;
+		BlinkPageOpaque opaque;
+		BlockNumber next = InvalidBlockNumber;
+
+		vacuum_delay_point();
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 vs->info->strategy);
+		LockBufferForCleanup(buf);
+		page = BufferGetPage(buf);
+
+		if (PageIsNew(page))
+		{
+			/* Never initialized (a crash after extension): reusable. */
+			if (blkno == orig_blkno)
+			{
+				RecordFreeIndexPage(rel, blkno);
+				vs->stats->pages_free++;
+			}
+			UnlockReleaseBuffer(buf);
+			return;
+		}
+		_blink_checkpage(rel, buf);
+		opaque = BlinkPageGetOpaque(page);
+
+		if (BlinkPageIsLeaf(opaque))
+		{
+			OffsetNumber first = BlinkPageFirstDataKey(opaque);
+			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+			OffsetNumber sortedEnd = first + opaque->blink_nsorted;
+			OffsetNumber deletable[MaxIndexTuplesPerPage];
+			int			ndeletable = 0;
+			int			nsorted_deleted = 0;
+
+			for (OffsetNumber off = first; off <= maxoff; off++)
+			{
+				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+				if (vs->callback && vs->callback(&itup->t_tid, vs->callback_state))
+				{
+					deletable[ndeletable++] = off;
+					if (off < sortedEnd)
+						nsorted_deleted++;
+				}
+			}
+
+			if (ndeletable > 0)
+			{
+				GenericXLogState *state = GenericXLogStart(rel);
+				Page		p = GenericXLogRegisterBuffer(state, buf, 0);
+				BlinkPageOpaque po = BlinkPageGetOpaque(p);
+
+				PageIndexMultiDelete(p, deletable, ndeletable);
+				po->blink_nsorted -= nsorted_deleted;
+				_blink_page_changed(p);
+				GenericXLogFinish(state);
+				vs->stats->tuples_removed += ndeletable;
+			}
+			vs->stats->num_index_tuples +=
+				(maxoff >= first ? maxoff - first + 1 : 0) - ndeletable;
+
+			if (vs->cycleid != 0 && opaque->blink_cycleid == vs->cycleid &&
+				BlockNumberIsValid(opaque->blink_next) &&
+				opaque->blink_next < orig_blkno)
+				next = opaque->blink_next;
+		}
+		UnlockReleaseBuffer(buf);
+
+		if (!BlockNumberIsValid(next))
+			return;
+		blkno = next;
+	}
+}
+
+/* Scan every block of the index, including those added while we scan. */
+static void
+_blink_vacuum_scan(BlinkVacState *vs)
+{
+	Relation	rel = vs->info->index;
+	BlockNumber blkno = BLINK_METAPAGE + 1;
+	bool		needLock = !RELATION_IS_LOCAL(rel);
+
+	for (;;)
+	{
+		BlockNumber nblocks;
+
+		if (needLock)
+			LockRelationForExtension(rel, ExclusiveLock);
+		nblocks = RelationGetNumberOfBlocks(rel);
+		if (needLock)
+			UnlockRelationForExtension(rel, ExclusiveLock);
+
+		if (blkno >= nblocks)
+		{
+			vs->stats->num_pages = nblocks;
+			break;
+		}
+		for (; blkno < nblocks; blkno++)
+			_blink_vacuum_page(vs, blkno, blkno);
+	}
+	IndexFreeSpaceMapVacuum(rel);
+}
+
+/* Run the scan with a vacuum cycle id, released even on error. */
+static void
+_blink_vacuum_with_cycleid(BlinkVacState *vs)
+{
+	Relation	rel = vs->info->index;
+
+	PG_ENSURE_ERROR_CLEANUP(_blink_end_vacuum_callback, PointerGetDatum(rel));
+	{
+		vs->cycleid = _blink_start_vacuum(rel);
+		_blink_vacuum_scan(vs);
+	}
+	PG_END_ENSURE_ERROR_CLEANUP(_blink_end_vacuum_callback, PointerGetDatum(rel));
+	_blink_end_vacuum(rel);
+}
+
+IndexBulkDeleteResult *
+blinkbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+				IndexBulkDeleteCallback callback, void *callback_state)
+{
+	BlinkVacState vs;
+
+	if (stats == NULL)
+		stats = palloc0(sizeof(IndexBulkDeleteResult));
+	/* Every call counts the entries afresh. */
+	stats->num_index_tuples = 0;
+	stats->pages_free = 0;
+
+	vs.info = info;
+	vs.stats = stats;
+	vs.callback = callback;
+	vs.callback_state = callback_state;
+
+	_blink_vacuum_with_cycleid(&vs);
+	return stats;
+}
+
+IndexBulkDeleteResult *
+blinkvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
+{
+	if (info->analyze_only)
+		return stats;
+
+	/*
+	 * Without a bulk delete pass in this VACUUM, scan once anyway: it counts
+	 * the entries and returns zero pages to the free space map.
+	 */
+	if (stats == NULL)
+	{
+		BlinkVacState vs;
+
+		stats = palloc0(sizeof(IndexBulkDeleteResult));
+		vs.info = info;
+		vs.stats = stats;
+		vs.callback = NULL;
+		vs.callback_state = NULL;
+		vs.cycleid = 0;
+		_blink_vacuum_scan(&vs);
+	}
+	stats->estimated_count = false;
+	return stats;
+}

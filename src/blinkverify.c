@@ -1,0 +1,453 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkverify.c
+ *	  blink_check(): verify every structural invariant of a blink index,
+ *	  and optionally that every table row that should be indexed is.
+ *
+ * The check holds ShareLock on the table (writers wait; readers do not),
+ * so the tree cannot change under it and every invariant is exact:
+ *
+ *   metapage    magic, version; its root is flagged ROOT at its level.
+ *   levels      each level, walked left to right from its leftmost page,
+ *               has consistent left-links, the right level number, and
+ *               every page of it is reached exactly once.
+ *   downlinks   the pages of a level appear in the order of their
+ *               downlinks in the level above; a page without a downlink
+ *               must be the right sibling of a page flagged
+ *               INCOMPLETE_SPLIT (and such a flag always means that).
+ *   order       within a page the sorted part is in key order, and every
+ *               item lies in [low bound, high key): the low bound is the
+ *               page's separator in its parent (or the left sibling's high
+ *               key for a page without a downlink).
+ *   all pages   every block is the metapage, a tree page reached by the
+ *               walk, or an unused zero page.
+ *
+ * With heapallindexed, every heap tuple that the index must cover has an
+ * entry with exactly the same contents (compared by a hash of the index
+ * tuple formed from the heap row).  Failures raise ERRCODE_INDEX_CORRUPTED
+ * naming the block and the broken invariant.
+ *
+ * src/blinkverify.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "commands/defrem.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+PG_FUNCTION_INFO_V1(blink_check);
+
+/* One downlink of the level above: a child and its lower bound. */
+typedef struct Downlink
+{
+	BlockNumber child;
+	IndexTuple	lowkey;			/* NULL: minus infinity */
+} Downlink;
+
+typedef struct CheckState
+{
+	Relation	rel;
+	BlockNumber nblocks;
+	bool	   *visited;
+	HTAB	   *tids;			/* heapallindexed: TID -> tuple hash */
+	int64		nleafitems;
+} CheckState;
+
+typedef struct TidEntry
+{
+	ItemPointerData tid;		/* hash key */
+	uint32		hash;			/* of the index tuple's contents */
+	int			count;
+	bool		matched;
+} TidEntry;
+
+#define corrupt(cs, blkno, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("blink index \"%s\" block %u: %s", \
+					RelationGetRelationName((cs)->rel), (blkno), \
+					psprintf(__VA_ARGS__))))
+
+/*
+ * Open an index for blink_check and the introspection functions, refusing
+ * anything that is not a blink index.  Returns it locked in lockmode.
+ */
+Relation
+blink_open_index(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel = relation_open(indexoid, lockmode);
+
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_rel->relam != get_index_am_oid("blink", true))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a blink index",
+						RelationGetRelationName(rel))));
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+	if (!rel->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("blink index \"%s\" is not valid",
+						RelationGetRelationName(rel)),
+				 errhint("It may still be being built; REINDEX it if a build failed.")));
+	return rel;
+}
+
+static uint32
+itup_hash(IndexTuple itup)
+{
+	/* everything but the TID: flags, size, null bitmap and data */
+	return hash_bytes((const unsigned char *) itup + sizeof(ItemPointerData),
+					  IndexTupleSize(itup) - sizeof(ItemPointerData));
+}
+
+/*
+ * Check one page against its bounds; collect its downlinks (internal) or
+ * its TIDs (leaf, heapallindexed).  Returns the page's high key (palloc'd
+ * copy) or NULL when rightmost.
+ */
+static IndexTuple
+check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
+		   List **downlinks)
+{
+	Relation	rel = cs->rel;
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber first = BlinkPageFirstDataKey(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber sortedEnd = first + opaque->blink_nsorted;
+	IndexTuple	hikey = NULL;
+	bool		leaf = BlinkPageIsLeaf(opaque);
+
+	if (sortedEnd > maxoff + 1)
+		corrupt(cs, blkno, "sorted item count %u exceeds the %d items",
+				opaque->blink_nsorted, maxoff - first + 1);
+	if (!leaf && sortedEnd != maxoff + 1)
+		corrupt(cs, blkno, "internal page has an unsorted tail");
+	if (!leaf && maxoff < first)
+		corrupt(cs, blkno, "internal page has no downlinks");
+	if (leaf && maxoff + 1 - sortedEnd > BLINK_MAX_TAIL)
+		corrupt(cs, blkno, "unsorted tail of %d items exceeds %d",
+				maxoff + 1 - sortedEnd, BLINK_MAX_TAIL);
+
+	if (!BlinkPageIsRightmost(opaque))
+	{
+		hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+		if (!BlinkTupleIsPivot(hikey))
+			corrupt(cs, blkno, "high key is not a pivot tuple");
+		if (lowkey && _blink_compare_tuples(rel, lowkey, hikey) >= 0)
+			corrupt(cs, blkno, "high key %s is not above the lower bound %s",
+					_blink_tuple_to_text(rel, hikey), _blink_tuple_to_text(rel, lowkey));
+		hikey = CopyIndexTuple(hikey);
+	}
+
+	for (OffsetNumber off = first; off <= maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, iid);
+		bool		minus = !leaf && off == first;
+
+		if (!ItemIdIsNormal(iid) && !ItemIdIsDead(iid))
+			corrupt(cs, blkno, "item %u is not in use", off);
+		if (minus)
+		{
+			if (IndexTupleSize(itup) != sizeof(IndexTupleData))
+				corrupt(cs, blkno, "first item of internal page is not minus infinity");
+		}
+		else
+		{
+			if (leaf == BlinkTupleIsPivot(itup))
+				corrupt(cs, blkno, "item %u is a %s tuple on a %s page", off,
+						leaf ? "pivot" : "leaf", leaf ? "leaf" : "internal");
+			if (lowkey && _blink_compare_tuples(rel, itup, lowkey) < 0)
+				corrupt(cs, blkno, "item %u %s is below the lower bound %s", off,
+						_blink_tuple_to_text(rel, itup), _blink_tuple_to_text(rel, lowkey));
+			if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
+				corrupt(cs, blkno, "item %u %s is not below the high key %s", off,
+						_blink_tuple_to_text(rel, itup), _blink_tuple_to_text(rel, hikey));
+			if (off > first && off < sortedEnd &&
+				!(!leaf && off == OffsetNumberNext(first)))
+			{
+				IndexTuple	prev = (IndexTuple) PageGetItem(page, PageGetItemId(page, off - 1));
+
+				if (_blink_compare_tuples(rel, prev, itup) >= 0)
+					corrupt(cs, blkno, "items %u and %u are out of order", off - 1, off);
+			}
+		}
+
+		if (!leaf)
+		{
+			Downlink   *d = palloc(sizeof(Downlink));
+			BlockNumber child = BlinkDownlink(itup);
+
+			if (child == BLINK_METAPAGE || child >= cs->nblocks)
+				corrupt(cs, blkno, "item %u points to block %u, out of range", off, child);
+			d->child = child;
+			d->lowkey = minus ? lowkey : CopyIndexTuple(itup);
+			*downlinks = lappend(*downlinks, d);
+		}
+		else
+		{
+			cs->nleafitems++;
+			if (cs->tids && !ItemIdIsDead(iid))
+			{
+				bool		found;
+				TidEntry   *e = hash_search(cs->tids, &itup->t_tid, HASH_ENTER, &found);
+
+				if (!found)
+				{
+					e->hash = itup_hash(itup);
+					e->count = 0;
+					e->matched = false;
+				}
+				e->count++;
+			}
+		}
+	}
+	return hikey;
+}
+
+/*
+ * Walk one level from its leftmost page, checking it against the downlinks
+ * of the level above (NIL for the root level).  Returns this level's
+ * downlinks (internal levels) for the next call.
+ */
+static List *
+check_level(CheckState *cs, BlockNumber leftmost, uint32 level, List *parent_links)
+{
+	Relation	rel = cs->rel;
+	List	   *downlinks = NIL;
+	ListCell   *next_link = list_head(parent_links);
+	BlockNumber blkno = leftmost;
+	BlockNumber prev = InvalidBlockNumber;
+	bool		prev_incomplete = false;
+	IndexTuple	prev_hikey = NULL;
+
+	while (BlockNumberIsValid(blkno))
+	{
+		Buffer		buf;
+		Page		page;
+		BlinkPageOpaque opaque;
+		IndexTuple	lowkey;
+		IndexTuple	hikey;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == BLINK_METAPAGE || blkno >= cs->nblocks)
+			corrupt(cs, prev, "right-link points to block %u, out of range", blkno);
+		if (cs->visited[blkno])
+			corrupt(cs, blkno, "reached twice (cycle in the right-links of level %u)", level);
+		cs->visited[blkno] = true;
+
+		buf = _blink_getbuf(rel, blkno, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		opaque = BlinkPageGetOpaque(page);
+
+		if (opaque->blink_level != level)
+			corrupt(cs, blkno, "level %u, expected %u", opaque->blink_level, level);
+		if (BlinkPageIsLeaf(opaque) != (level == 0))
+			corrupt(cs, blkno, "leaf flag does not match level %u", level);
+		if (opaque->blink_prev != prev)
+			corrupt(cs, blkno, "left-link %u, expected %u", opaque->blink_prev, prev);
+		if (BlinkPageIsMeta(opaque))
+			corrupt(cs, blkno, "metapage flag on a tree page");
+
+		/* Its downlink, or the excuse of an unfinished split on its left. */
+		if (next_link && ((Downlink *) lfirst(next_link))->child == blkno)
+		{
+			lowkey = ((Downlink *) lfirst(next_link))->lowkey;
+			if (prev_hikey && (lowkey == NULL ||
+							   _blink_compare_tuples(rel, lowkey, prev_hikey) != 0))
+				corrupt(cs, blkno, "separator in parent does not equal the left sibling's high key");
+			next_link = lnext(parent_links, next_link);
+		}
+		else if (parent_links != NIL && !prev_incomplete)
+			corrupt(cs, blkno, "no downlink in level %u, and its left sibling is not flagged incomplete-split",
+					level + 1);
+		else
+			lowkey = prev_hikey;
+
+		hikey = check_page(cs, blkno, page, lowkey, &downlinks);
+		if (BlinkPageIsIncompleteSplit(opaque) && BlinkPageIsRightmost(opaque))
+			corrupt(cs, blkno, "flagged incomplete-split but has no right sibling");
+
+		prev_incomplete = BlinkPageIsIncompleteSplit(opaque);
+		prev_hikey = hikey;
+		prev = blkno;
+		blkno = opaque->blink_next;
+		_blink_relbuf(rel, buf);
+	}
+
+	if (next_link)
+		corrupt(cs, ((Downlink *) lfirst(next_link))->child,
+				"has a downlink in level %u but is not on level %u's right-link chain",
+				level + 1, level);
+	return downlinks;
+}
+
+/* heapallindexed: every heap row the index must cover is there, exactly. */
+static void
+check_heap_callback(Relation index, ItemPointer tid, Datum *values,
+					bool *isnull, bool tupleIsAlive, void *state)
+{
+	CheckState *cs = (CheckState *) state;
+	IndexTuple	itup = index_form_tuple(RelationGetDescr(index), values, isnull);
+	TidEntry   *e;
+
+	itup->t_tid = *tid;
+	e = hash_search(cs->tids, tid, HASH_FIND, NULL);
+	if (e == NULL || e->hash != itup_hash(itup))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("heap tuple (%u,%u) of table \"%s\" %s in blink index \"%s\"",
+						ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+						RelationGetRelationName(table_open(index->rd_index->indrelid, NoLock)),
+						e ? "has a different entry" : "has no entry",
+						RelationGetRelationName(index)),
+				 errdetail("Expected key %s.", _blink_tuple_to_text(index, itup))));
+	e->matched = true;
+	pfree(itup);
+}
+
+Datum
+blink_check(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Relation	heap = NULL;
+	Relation	rel;
+	CheckState	cs;
+	BlinkMetaPageData meta;
+	BlockNumber root;
+	uint32		level;
+	List	   *links = NIL;
+	MemoryContext cxt,
+				old;
+
+	/* Table first, then index, as everyone else locks them. */
+	if (OidIsValid(heapoid))
+		heap = table_open(heapoid, ShareLock);
+	rel = blink_open_index(indexoid, ShareLock);
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "blink_check",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+
+	memset(&cs, 0, sizeof(cs));
+	cs.rel = rel;
+	cs.nblocks = RelationGetNumberOfBlocks(rel);
+	cs.visited = palloc0(sizeof(bool) * Max(cs.nblocks, 1));
+	if (heapallindexed)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(ItemPointerData);
+		ctl.entrysize = sizeof(TidEntry);
+		ctl.hcxt = cxt;
+		cs.tids = hash_create("blink_check tids", 1024, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+
+	if (cs.nblocks < 2)
+		corrupt(&cs, BLINK_METAPAGE, "index has %u blocks, needs a metapage and a root",
+				cs.nblocks);
+	_blink_read_meta(rel, &meta);
+	root = meta.blinkm_root;
+	level = meta.blinkm_level;
+	if (root == BLINK_METAPAGE || root >= cs.nblocks)
+		corrupt(&cs, BLINK_METAPAGE, "root block %u out of range", root);
+	{
+		Buffer		buf = _blink_getbuf(rel, root, BUFFER_LOCK_SHARE);
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(BufferGetPage(buf));
+
+		if (!BlinkPageIsRoot(opaque) || opaque->blink_level != level ||
+			!BlinkPageIsLeftmost(opaque))
+			corrupt(&cs, root, "metapage names it root at level %u, but it is %s at level %u",
+					level, BlinkPageIsRoot(opaque) ? "flagged root" : "not flagged root",
+					opaque->blink_level);
+		_blink_relbuf(rel, buf);
+	}
+
+	/* Level by level, from the root down; each level's leftmost page is
+	 * the first downlink of the level above. */
+	{
+		BlockNumber leftmost = root;
+
+		for (int lv = (int) level; lv >= 0; lv--)
+		{
+			List	   *next = check_level(&cs, leftmost, (uint32) lv, links);
+
+			links = next;
+			if (lv > 0)
+				leftmost = ((Downlink *) linitial(links))->child;
+		}
+	}
+
+	/* Every other block must be a zero page or the metapage. */
+	for (BlockNumber blkno = BLINK_METAPAGE + 1; blkno < cs.nblocks; blkno++)
+	{
+		Buffer		buf;
+
+		if (cs.visited[blkno])
+			continue;
+		buf = ReadBuffer(rel, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (!PageIsNew(BufferGetPage(buf)))
+		{
+			UnlockReleaseBuffer(buf);
+			corrupt(&cs, blkno, "initialized page not reachable from the root");
+		}
+		UnlockReleaseBuffer(buf);
+	}
+
+	if (heapallindexed && heap)
+	{
+		IndexInfo  *indexInfo = BuildIndexInfo(rel);
+		HASH_SEQ_STATUS seq;
+		TidEntry   *e;
+
+		hash_seq_init(&seq, cs.tids);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			if (e->count > 1)
+			{
+				hash_seq_term(&seq);
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("blink index \"%s\" has %d entries for heap tuple (%u,%u)",
+								RelationGetRelationName(rel), e->count,
+								ItemPointerGetBlockNumber(&e->tid),
+								ItemPointerGetOffsetNumber(&e->tid))));
+			}
+		}
+		indexInfo->ii_Concurrent = false;
+		table_index_build_scan(heap, rel, indexInfo, true, false,
+							   check_heap_callback, &cs, NULL);
+	}
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	relation_close(rel, ShareLock);
+	if (heap)
+		table_close(heap, ShareLock);
+	PG_RETURN_VOID();
+}
