@@ -25,6 +25,7 @@ OBJS = \
 	src/blinkverify.o \
 	src/guc.o \
 	src/launcher.o \
+	src/onconflict.o \
 	src/shmem.o \
 	src/splitreg.o \
 	src/stats.o

@@ -249,6 +249,9 @@ typedef struct BlinkScanOpaqueData
 	int			numberOfKeys;
 	ScanKey		keyData;
 	bool		qual_ok;		/* false: the keys contradict, no match */
+	/* bounds of the current (primitive) scan in index order, or NULL */
+	BlinkScanInsert lowKey;
+	BlinkScanInsert highKey;
 	/* = ANY (array) keys */
 	int			numArrayKeys;
 	BlinkArrayKey *arrayKeys;
@@ -353,6 +356,9 @@ extern IndexBulkDeleteResult *blinkvacuumcleanup(IndexVacuumInfo *info,
 extern BlinkCycleId _blink_vacuum_cycleid(Relation rel);
 extern Size _blink_vacuum_shmem_size(void);
 extern void _blink_vacuum_shmem_init(void);
+
+/* onconflict.c */
+extern void blink_install_onconflict_hook(void);
 
 /* blinkverify.c */
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);

@@ -41,6 +41,7 @@ _PG_init(void)
 	blinkam_define_gucs();
 	blink_init_reloptions();
 	blinkam_shmem_install_hooks();
+	blink_install_onconflict_hook();
 	if (blinkam_enable_workers)
 		blinkam_register_launcher();
 }

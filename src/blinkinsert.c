@@ -409,45 +409,67 @@ typedef struct SplitItem
 
 /*
  * Choose where to split n items (in key order; the new one among them):
- * returns s, 1 <= s < n; items[0..s-1] stay left.  A right-edge insert on
- * the rightmost page leaves the left page filled to the fill factor (so a
- * growing key fills pages densely); otherwise the split is by half of the
- * space.
+ * returns s, 1 <= s < n; items[0..s-1] stay left.  Both halves must fit:
+ * the left one with its new high key (a pivot of items[s], at most
+ * BLINK_TID_SPACE larger), the right one with the old high key (oldhisz,
+ * 0 if none) and, on internal pages, items[s] shrunk to minus infinity.
+ * A right-edge insert on the rightmost page leaves the left page filled
+ * up to the fill factor (so a growing key packs pages densely); any other
+ * split balances the two halves.
  */
 static int
 _blink_choose_split(Relation rel, SplitItem *items, int n, bool rightedge,
-					bool isleaf)
+					bool isleaf, Size oldhisz)
 {
+	Size		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(BlinkPageOpaqueData));
 	Size		total = 0;
-	Size		target;
-	Size		acc = 0;
-	int			s;
+	Size		left = 0;		/* items[0..s-1] */
+	Size		target = 0;
+	int			best = -1;
+	Size		bestdiff = 0;
 
 	for (int i = 0; i < n; i++)
 		total += items[i].size + sizeof(ItemIdData);
-
 	if (rightedge)
-	{
-		int			ff = isleaf ? BlinkGetFillFactor(rel) : BLINK_INTERNAL_FILLFACTOR;
-		Size		usable = BLCKSZ - SizeOfPageHeaderData -
-			MAXALIGN(sizeof(BlinkPageOpaqueData));
+		target = usable * (isleaf ? BlinkGetFillFactor(rel) :
+						   BLINK_INTERNAL_FILLFACTOR) / 100;
 
-		target = usable * ff / 100;
-	}
-	else
-		target = total / 2;
-
-	for (s = 0; s < n; s++)
+	for (int s = 1; s < n; s++)
 	{
-		acc += items[s].size + sizeof(ItemIdData);
-		if (acc > target)
-			break;
+		Size		lbytes,
+					rbytes;
+
+		left += items[s - 1].size + sizeof(ItemIdData);
+		lbytes = left + (isleaf ? items[s].size + BLINK_TID_SPACE : items[s].size) +
+			sizeof(ItemIdData);
+		rbytes = total - left + (oldhisz ? oldhisz + sizeof(ItemIdData) : 0);
+		if (!isleaf)
+			rbytes -= items[s].size - MAXALIGN(sizeof(IndexTupleData));
+		if (lbytes > usable || rbytes > usable)
+			continue;
+
+		if (rightedge)
+		{
+			/* the largest left half within the fill factor, else the smallest */
+			if (best < 0 || lbytes <= target)
+				best = s;
+		}
+		else
+		{
+			Size		diff = lbytes > rbytes ? lbytes - rbytes : rbytes - lbytes;
+
+			if (best < 0 || diff < bestdiff)
+			{
+				best = s;
+				bestdiff = diff;
+			}
+		}
 	}
-	if (s < 1)
-		s = 1;
-	if (s > n - 1)
-		s = n - 1;
-	return s;
+	if (best < 0)
+		elog(ERROR, "no split point fits on a page of blink index \"%s\"",
+			 RelationGetRelationName(rel));
+	return best;
 }
 
 /*
@@ -532,7 +554,9 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 		items[i].size = MAXALIGN(IndexTupleSize(items[i].itup));
 	}
 
-	s = _blink_choose_split(rel, items, n, wasrightmost && inew == n - 1, isleaf);
+	s = _blink_choose_split(rel, items, n, wasrightmost && inew == n - 1, isleaf,
+							wasrightmost ? 0 :
+							MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, BLINK_HIKEY))));
 	hikey = _blink_make_pivot(rel, items[s].itup);
 
 	/* The new right page, and the old right sibling. */

@@ -17,13 +17,14 @@
  *             right-link no longer points back to us: move right until a
  *             page does, and read that one.
  *
- * When to stop: a key is "required" in a direction when an item failing
- * it means no later item in that direction can pass it (keys on the first
- * column, or on a column whose predecessors all have equality keys).  A
- * page whose items (or, going right, whose high key) fail a required key
- * ends the scan in that direction.  The leaf's unsorted tail means every
- * item on the page is checked; that is also why a stop found on a page
- * does not cut short the collection of that page.
+ * When to stop: the keys bound the scan in index order by two insertion
+ * keys, built like the one that positions a scan: the lower bound (the
+ * equality keys of a column prefix, then a > or >= key of the next
+ * column) and the upper bound (the same with < or <=).  Going right, a
+ * page whose high key is beyond the upper bound is the last; going left,
+ * a page holding an item below the lower bound is the last (everything
+ * further left is smaller still).  Every item of a page is checked
+ * against all keys, as the leaf's unsorted tail requires.
  *
  * Pins: with an MVCC snapshot the leaf's pin is dropped with its lock; a
  * TID recycled by VACUUM in between cannot be visible to the snapshot.
@@ -53,10 +54,6 @@
 
 #include "blink.h"
 #include "blinkam.h"
-
-/* sk_flags bits of preprocessed keys (the index option bits sit at 24) */
-#define SK_BLINK_REQFWD		0x00010000	/* failing it ends a forward scan */
-#define SK_BLINK_REQBKWD	0x00020000	/* failing it ends a backward scan */
 
 static bool _blink_first(IndexScanDesc scan, ScanDirection dir);
 static bool _blink_next(IndexScanDesc scan, ScanDirection dir);
@@ -167,8 +164,8 @@ _blink_prepare_array(Relation rel, ScanKey sk, MemoryContext cxt,
 }
 
 /*
- * Copy the scan keys into so->keyData, resolve arrays, spot keys that can
- * never match, and mark which keys are required in which direction.
+ * Copy the scan keys into so->keyData, resolve arrays, and spot keys that
+ * can never match.
  */
 static void
 _blink_preprocess_keys(IndexScanDesc scan)
@@ -176,8 +173,6 @@ _blink_preprocess_keys(IndexScanDesc scan)
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 	Relation	rel = scan->indexRelation;
 	int			nkeys = scan->numberOfKeys;
-	bool		eq_prefix[INDEX_MAX_KEYS + 1];
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 
 	so->qual_ok = true;
 	so->numberOfKeys = nkeys;
@@ -194,7 +189,6 @@ _blink_preprocess_keys(IndexScanDesc scan)
 		ScanKey		sk = &so->keyData[i];
 
 		/* index option bits, as insertion keys carry them */
-		sk->sk_flags &= ~(SK_BLINK_REQFWD | SK_BLINK_REQBKWD);
 		sk->sk_flags |= rel->rd_indoption[sk->sk_attno - 1] << SK_BT_INDOPTION_SHIFT;
 
 		if ((sk->sk_flags & SK_ISNULL) &&
@@ -230,55 +224,6 @@ _blink_preprocess_keys(IndexScanDesc scan)
 		}
 	}
 
-	/* Which columns have equality keys (IS NULL counts)? */
-	for (int a = 1; a <= nkeyatts; a++)
-		eq_prefix[a] = false;
-	for (int i = 0; i < nkeys; i++)
-	{
-		ScanKey		sk = &so->keyData[i];
-
-		if (sk->sk_strategy == BTEqualStrategyNumber ||
-			(sk->sk_flags & SK_SEARCHNULL))
-			eq_prefix[sk->sk_attno] = true;
-	}
-
-	for (int i = 0; i < nkeys; i++)
-	{
-		ScanKey		sk = &so->keyData[i];
-		bool		required = true;
-		bool		desc = (sk->sk_flags & SK_BT_DESC) != 0;
-
-		for (int a = 1; a < sk->sk_attno; a++)
-		{
-			if (!eq_prefix[a])
-				required = false;
-		}
-		if (!required)
-			continue;
-
-		if (sk->sk_flags & SK_SEARCHNULL)
-			sk->sk_flags |= SK_BLINK_REQFWD | SK_BLINK_REQBKWD;
-		else if (sk->sk_flags & SK_SEARCHNOTNULL)
-			sk->sk_flags |= (sk->sk_flags & SK_BT_NULLS_FIRST) ?
-				SK_BLINK_REQBKWD : SK_BLINK_REQFWD;
-		else
-		{
-			switch (sk->sk_strategy)
-			{
-				case BTEqualStrategyNumber:
-					sk->sk_flags |= SK_BLINK_REQFWD | SK_BLINK_REQBKWD;
-					break;
-				case BTLessStrategyNumber:
-				case BTLessEqualStrategyNumber:
-					sk->sk_flags |= desc ? SK_BLINK_REQBKWD : SK_BLINK_REQFWD;
-					break;
-				case BTGreaterStrategyNumber:
-				case BTGreaterEqualStrategyNumber:
-					sk->sk_flags |= desc ? SK_BLINK_REQFWD : SK_BLINK_REQBKWD;
-					break;
-			}
-		}
-	}
 }
 
 /* Step the array keys to the next combination in scan order. */
@@ -331,59 +276,36 @@ _blink_start_array_keys(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
- * Does itup satisfy every scan key?  *stop is set when a key required in
- * direction dir fails, meaning no item further in that direction can
- * match either.
+ * Does itup satisfy every scan key?
  */
 static bool
-_blink_checkkeys(IndexScanDesc scan, IndexTuple itup, int natts,
-				 ScanDirection dir, bool *stop)
+_blink_checkkeys(IndexScanDesc scan, IndexTuple itup)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 	TupleDesc	desc = RelationGetDescr(scan->indexRelation);
-	bool		forward = ScanDirectionIsForward(dir);
-	int			reqflag = forward ? SK_BLINK_REQFWD : SK_BLINK_REQBKWD;
-	bool		match = true;
 
 	for (int i = 0; i < so->numberOfKeys; i++)
 	{
 		ScanKey		sk = &so->keyData[i];
 		bool		isnull;
-		Datum		datum;
-		bool		ok;
-
-		if (sk->sk_attno > natts)
-			continue;			/* a high key has no INCLUDE columns */
-		datum = index_getattr(itup, sk->sk_attno, desc, &isnull);
+		Datum		datum = index_getattr(itup, sk->sk_attno, desc, &isnull);
 
 		if (sk->sk_flags & SK_SEARCHNULL)
-			ok = isnull;
+		{
+			if (!isnull)
+				return false;
+		}
 		else if (sk->sk_flags & SK_SEARCHNOTNULL)
-			ok = !isnull;
-		else if (isnull)
 		{
-			/*
-			 * A NULL fails every operator.  It ends the scan only on the
-			 * side where the NULLs sort: past them there are only NULLs.
-			 */
-			bool		nullsfirst = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
-
-			if ((sk->sk_flags & reqflag) && nullsfirst != forward)
-				*stop = true;
-			match = false;
-			continue;
+			if (isnull)
+				return false;
 		}
-		else
-			ok = DatumGetBool(FunctionCall2Coll(&sk->sk_func, sk->sk_collation,
-												datum, sk->sk_argument));
-		if (!ok)
-		{
-			if (sk->sk_flags & reqflag)
-				*stop = true;
-			match = false;
-		}
+		else if (isnull ||
+				 !DatumGetBool(FunctionCall2Coll(&sk->sk_func, sk->sk_collation,
+												 datum, sk->sk_argument)))
+			return false;
 	}
-	return match;
+	return true;
 }
 
 /* ---------------------------------------------------------------------
@@ -425,7 +347,6 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	OffsetNumber first = BlinkPageFirstDataKey(opaque);
 	OffsetNumber sortedEnd = first + opaque->blink_nsorted;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	int			natts = IndexRelationGetNumberOfAttributes(rel);
 	OffsetNumber sorted[MaxIndexTuplesPerPage];
 	OffsetNumber tail[MaxIndexTuplesPerPage];
 	int			nsorted = 0,
@@ -433,7 +354,7 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 				n = 0,
 				i,
 				j;
-	bool		stop = false;
+	bool		below = false;	/* an item below the lower bound? */
 	BlinkScanPos *pos = &so->currPos;
 	SortOffsetsArg sa;
 
@@ -453,7 +374,13 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
-		if (!_blink_checkkeys(scan, itup, natts, dir, &stop))
+		if (!ScanDirectionIsForward(dir) && so->lowKey && !below)
+		{
+			int32		cmp = _blink_compare_key_tuple(rel, so->lowKey, itup);
+
+			below = cmp > 0 || (cmp == 0 && so->lowKey->nextkey);
+		}
+		if (!_blink_checkkeys(scan, itup))
 			continue;
 		if (off < sortedEnd)
 			sorted[nsorted++] = off;
@@ -461,24 +388,22 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 			tail[ntail++] = off;
 	}
 
-	/* Going right, a high key beyond the range ends the scan too. */
-	if (ScanDirectionIsForward(dir) && !BlinkPageIsRightmost(opaque) && !stop)
-	{
-		IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
-
-		(void) _blink_checkkeys(scan, hikey,
-								IndexRelationGetNumberOfKeyAttributes(rel),
-								dir, &stop);
-	}
-
 	if (ScanDirectionIsForward(dir))
 	{
-		pos->moreRight = !stop && !BlinkPageIsRightmost(opaque);
+		/* Going right, a high key beyond the upper bound ends the scan. */
+		pos->moreRight = !BlinkPageIsRightmost(opaque);
+		if (pos->moreRight && so->highKey)
+		{
+			int32		cmp = _blink_compare(rel, so->highKey, page, BLINK_HIKEY);
+
+			if (cmp < 0 || (cmp == 0 && !so->highKey->nextkey))
+				pos->moreRight = false;
+		}
 		pos->moreLeft = true;
 	}
 	else
 	{
-		pos->moreLeft = !stop && !BlinkPageIsLeftmost(opaque);
+		pos->moreLeft = !below && !BlinkPageIsLeftmost(opaque);
 		pos->moreRight = true;
 	}
 
@@ -632,6 +557,7 @@ _blink_steppage(IndexScanDesc scan, ScanDirection dir)
  * Build the insertion key that positions a scan in direction dir: the
  * keys that bound its start in index order, column by column while the
  * columns have equality keys.  Returns NULL if no key bounds the start.
+ * Built for the opposite direction, the same key is the scan's end bound.
  */
 static BlinkScanInsert
 _blink_start_key(IndexScanDesc scan, ScanDirection dir)
@@ -745,7 +671,15 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 	pgstat_count_index_scan(rel);
 	_blink_unpin_pos(&so->currPos);
 
-	key = _blink_start_key(scan, dir);
+	/* The bounds of this (primitive) scan, in index order. */
+	if (so->lowKey)
+		pfree(so->lowKey);
+	if (so->highKey)
+		pfree(so->highKey);
+	so->lowKey = _blink_start_key(scan, ForwardScanDirection);
+	so->highKey = _blink_start_key(scan, BackwardScanDirection);
+
+	key = ScanDirectionIsForward(dir) ? so->lowKey : so->highKey;
 	if (key == NULL)
 	{
 		blinkam_count(BLINKAM_COUNTER_DESCENTS, 1);
@@ -757,7 +691,6 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 		BlinkStack	stack = _blink_search(rel, key, &buf, BUFFER_LOCK_SHARE, 0);
 
 		_blink_free_stack(stack);
-		pfree(key);
 	}
 
 	found = _blink_readpage(scan, buf, dir);
@@ -917,6 +850,10 @@ blinkendscan(IndexScanDesc scan)
 	_blink_unpin_pos(&so->markPos);
 	if (so->keyData)
 		pfree(so->keyData);
+	if (so->lowKey)
+		pfree(so->lowKey);
+	if (so->highKey)
+		pfree(so->highKey);
 	if (so->arrayContext)
 		MemoryContextDelete(so->arrayContext);
 	if (so->currTuples)
