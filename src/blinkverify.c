@@ -5,7 +5,9 @@
  *	  and optionally that every table row that should be indexed is.
  *
  * The check holds ShareLock on the table (writers wait; readers do not),
- * so the tree cannot change under it and every invariant is exact:
+ * so the tree cannot change under it and every invariant is exact.  On a
+ * standby (where ShareLock cannot be taken) it holds AccessShareLock, and
+ * is exact only while replay leaves the index alone.  Invariants:
  *
  *   metapage    magic, version; its root is flagged ROOT at its level.
  *   levels      each level, walked left to right from its leftmost page,
@@ -36,6 +38,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"
@@ -343,10 +346,12 @@ blink_check(PG_FUNCTION_ARGS)
 	MemoryContext cxt,
 				old;
 
+	LOCKMODE	lockmode = RecoveryInProgress() ? AccessShareLock : ShareLock;
+
 	/* Table first, then index, as everyone else locks them. */
 	if (OidIsValid(heapoid))
-		heap = table_open(heapoid, ShareLock);
-	rel = blink_open_index(indexoid, ShareLock);
+		heap = table_open(heapoid, lockmode);
+	rel = blink_open_index(indexoid, lockmode);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "blink_check",
 								ALLOCSET_DEFAULT_SIZES);
@@ -446,8 +451,8 @@ blink_check(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
-	relation_close(rel, ShareLock);
+	relation_close(rel, lockmode);
 	if (heap)
-		table_close(heap, ShareLock);
+		table_close(heap, lockmode);
 	PG_RETURN_VOID();
 }
