@@ -693,7 +693,7 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 	{
 		Buffer		pbuf;
 		Buffer		lbuf;
-		OffsetNumber poff;
+		OffsetNumber poff = InvalidOffsetNumber;
 		Page		ppage;
 		IndexTuple	sep;
 		Size		sepsz;

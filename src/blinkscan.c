@@ -104,6 +104,7 @@ _blink_prepare_array(Relation rel, ScanKey sk, MemoryContext cxt,
 				n = 0;
 	int			attno = sk->sk_attno;
 	Oid			opfamily = rel->rd_opfamily[attno - 1];
+	Oid			cmptype;
 	RegProcedure cmpproc;
 	ArraySortArg sa;
 	MemoryContext old;
@@ -125,10 +126,17 @@ _blink_prepare_array(Relation rel, ScanKey sk, MemoryContext cxt,
 		return 0;
 	}
 
-	cmpproc = get_opfamily_proc(opfamily, elemtype, elemtype, 1);
+	/*
+	 * The elements are of the key's right-hand type; look the comparison up
+	 * by that (the opclass may register it under a pseudo-type, such as
+	 * anyenum, not under the array's concrete element type).
+	 */
+	cmptype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
+		rel->rd_opcintype[attno - 1];
+	cmpproc = get_opfamily_proc(opfamily, cmptype, cmptype, 1);
 	if (!RegProcedureIsValid(cmpproc))
 		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
-			 elemtype, elemtype, opfamily);
+			 cmptype, cmptype, opfamily);
 	fmgr_info(cmpproc, &sa.cmp);
 	sa.collation = sk->sk_collation;
 	sa.desc = false;
@@ -613,24 +621,19 @@ _blink_start_key(IndexScanDesc scan, ScanDirection dir)
 				chosen->sk_subtype : opcintype;
 			int			flags = (chosen->sk_flags & (SK_BT_DESC | SK_BT_NULLS_FIRST));
 
-			if (chosen->sk_flags & SK_SEARCHNULL)
-			{
-				ScanKeyEntryInitialize(ik, flags | SK_ISNULL, attno,
-									   InvalidStrategy, InvalidOid,
-									   chosen->sk_collation, InvalidOid, (Datum) 0);
-			}
-			else
-			{
-				RegProcedure cmpproc = get_opfamily_proc(opfamily, opcintype,
-														 subtype, 1);
+			RegProcedure cmpproc = get_opfamily_proc(opfamily, opcintype,
+													 subtype, 1);
 
-				if (!RegProcedureIsValid(cmpproc))
-					elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
-						 opcintype, subtype, opfamily);
-				ScanKeyEntryInitialize(ik, flags, attno, InvalidStrategy,
-									   subtype, chosen->sk_collation, cmpproc,
-									   chosen->sk_argument);
-			}
+			if (!RegProcedureIsValid(cmpproc))
+				elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+					 opcintype, subtype, opfamily);
+			/* IS NULL positions like "= NULL" in index order */
+			if (chosen->sk_flags & SK_SEARCHNULL)
+				flags |= SK_ISNULL;
+			ScanKeyEntryInitialize(ik, flags, attno, InvalidStrategy, subtype,
+								   chosen->sk_collation, cmpproc,
+								   (flags & SK_ISNULL) ? (Datum) 0 :
+								   chosen->sk_argument);
 			key->keysz++;
 			strict = chosen->sk_strategy == BTLessStrategyNumber ||
 				chosen->sk_strategy == BTGreaterStrategyNumber;

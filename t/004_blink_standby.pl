@@ -15,11 +15,18 @@ shared_preload_libraries = 'blinkam'
 wal_consistency_checking = 'generic'
 ));
 $primary->start;
+# A slot keeps the WAL the standby still needs, however far it falls
+# behind (consistency checking makes every record carry full images).
+$primary->safe_psql('postgres',
+	"SELECT pg_create_physical_replication_slot('standby_slot')");
 $primary->backup('backup');
 
 my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'backup', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "wal_consistency_checking = 'generic'");
+$standby->append_conf('postgresql.conf', qq(
+wal_consistency_checking = 'generic'
+primary_slot_name = 'standby_slot'
+));
 $standby->start;
 
 $primary->safe_psql('postgres', q(
