@@ -46,10 +46,13 @@ typedef uint16 BlinkCycleId;
 /*
  * The special area of every page (the metapage included).
  *
- * blink_version is bumped by every change to the page; page LSNs cannot
- * serve (they do not move on unlogged and temporary relations).  A path
- * entry remembered during descent is still exact when the version has not
- * changed.
+ * blink_version changes whenever an item of the page may have moved or
+ * gone: every change of an internal page, and on leaves splits, tail
+ * merges and VACUUM -- not appends to the tail, which move nothing (and
+ * would otherwise add a fragment to every insert's WAL delta).  Page LSNs
+ * cannot serve: they do not move on unlogged and temporary relations.  An
+ * offset remembered with a version is still exact while the version is
+ * unchanged.
  *
  * blink_nsorted (leaves only): the data items are the nsorted items that
  * follow the high key, in key order, then an unsorted tail of items
@@ -96,7 +99,7 @@ typedef BlinkPageOpaqueData *BlinkPageOpaque;
 	(BlinkPageIsRightmost(opaque) ? BLINK_HIKEY : OffsetNumberNext(BLINK_HIKEY))
 
 /* Leaf tail: appended items waiting to be merged into the sorted part. */
-#define BLINK_MAX_TAIL			32
+#define BLINK_MAX_TAIL			256
 
 /* The metapage contents, right after the page header. */
 typedef struct BlinkMetaPageData

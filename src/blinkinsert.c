@@ -363,14 +363,20 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 			int			ntail = maxoff + 1 - BlinkPageFirstDataKey(po) -
 				po->blink_nsorted;
 
-			/* Appending keeps the WAL delta small; merge a full tail first. */
+			/*
+			 * Appending keeps the WAL delta small; merge a full tail first.
+			 * An append moves no item, so only the merge changes the
+			 * version (see BlinkPageOpaqueData).
+			 */
 			if (ntail >= BLINK_MAX_TAIL)
+			{
 				_blink_sort_leaf(rel, p);
+				_blink_page_changed(p);
+			}
 			if (PageAddItem(p, (Item) itup, itemsz, OffsetNumberNext(maxoff),
 							false, false) == InvalidOffsetNumber)
 				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
 					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
-			_blink_page_changed(p);
 			GenericXLogFinish(state);
 			_blink_relbuf(rel, buf);
 			blinkam_count(BLINKAM_COUNTER_INSERTS, 1);

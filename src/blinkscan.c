@@ -362,7 +362,9 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 				n = 0,
 				i,
 				j;
-	bool		below = false;	/* an item below the lower bound? */
+	bool		below;			/* an item below the lower bound? */
+	OffsetNumber lo,
+				hi;
 	BlinkScanPos *pos = &so->currPos;
 	SortOffsetsArg sa;
 
@@ -378,7 +380,21 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	pos->version = opaque->blink_version;
 	pos->nextTupleOffset = 0;
 
-	for (OffsetNumber off = first; off <= maxoff; off++)
+	/*
+	 * In the sorted part only the run between the bounds can match: find it
+	 * by binary search.  Every tail item is checked.
+	 */
+	lo = so->lowKey ? _blink_binsrch(rel, so->lowKey, page) : first;
+	hi = so->highKey ? _blink_binsrch(rel, so->highKey, page) : sortedEnd;
+	below = lo > first;
+	for (OffsetNumber off = lo; off < hi; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+
+		if (_blink_checkkeys(scan, itup))
+			sorted[nsorted++] = off;
+	}
+	for (OffsetNumber off = sortedEnd; off <= maxoff; off++)
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
@@ -388,11 +404,7 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 
 			below = cmp > 0 || (cmp == 0 && so->lowKey->nextkey);
 		}
-		if (!_blink_checkkeys(scan, itup))
-			continue;
-		if (off < sortedEnd)
-			sorted[nsorted++] = off;
-		else
+		if (_blink_checkkeys(scan, itup))
 			tail[ntail++] = off;
 	}
 
