@@ -7,6 +7,7 @@
 #   make test-assert     the same against an assertion-enabled PostgreSQL 15
 #                        built once from Debian's source package
 #   make bench           IoT insert benchmark on a private temporary cluster
+#   make bench-keys      btree vs blink: WAL per row, random inserts, lookups
 #   make installcheck    the suites through PGXS, against an installed build
 
 EXTENSION = blinkam
@@ -53,7 +54,7 @@ $(OBJS): $(wildcard src/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench
+.PHONY: test test-assert bench bench-keys
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -63,3 +64,6 @@ test-assert:
 
 bench:
 	bench/run.sh
+
+bench-keys:
+	bench/keys.sh

@@ -32,53 +32,11 @@ for c in $CONFIGS; do
 	[ -f "$here/configs/$c.sql" ] || { echo "bench: no configuration $c" >&2; exit 2; }
 done
 
-say() { echo "bench: $*" >&2; }
+# --- install, build, private cluster --------------------------------------
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+bench_start_cluster gnuplot-nox $([ "${PERF:-0}" = 1 ] && echo linux-perf)
 
-# --- install and build ----------------------------------------------------
-if [ "$(id -u)" = 0 ]; then
-	"$top/scripts/install-deps.sh" gnuplot-nox $([ "${PERF:-0}" = 1 ] && echo linux-perf)
-	id postgres >/dev/null 2>&1 || useradd --system --create-home --shell /bin/bash postgres
-	as_owner() { runuser -u postgres -- "$@"; }
-	owner=postgres
-else
-	as_owner() { "$@"; }
-	owner=$(id -un)
-fi
-pg_config=${PG_CONFIG:-pg_config}
-bindir=$("$pg_config" --bindir)
-say "building and installing blinkam into $("$pg_config" --version)"
-make -s -C "$top" PG_CONFIG="$pg_config" >/dev/null
-make -s -C "$top" install PG_CONFIG="$pg_config" >/dev/null
-
-# --- private cluster ------------------------------------------------------
-work=$(mktemp -d /tmp/blinkam-bench.XXXXXX)
-chown "$owner" "$work"
-export PGHOST=$work PGPORT=5499 PGDATABASE=bench
-cleanup() {
-	as_owner "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-as_owner "$bindir/initdb" -D "$work/data" -A trust -U postgres >/dev/null
-cat >>"$work/data/postgresql.conf" <<CONF
-# blinkam bench settings
-listen_addresses = ''
-unix_socket_directories = '$work'
-port = $PGPORT
-shared_preload_libraries = 'blinkam'
-synchronous_commit = off
-max_connections = 300
-shared_buffers = 2GB
-max_wal_size = 16GB
-min_wal_size = 1GB
-checkpoint_timeout = 30min
-CONF
-as_owner "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
-export PGOPTIONS='-c client_min_messages=warning'
-psql_q() { as_owner "$bindir/psql" -U postgres -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-psql_q -d postgres -c "CREATE DATABASE bench"
-psql_q -c "CREATE EXTENSION blinkam"
 # The wait-event sampler: once per 50 ms, the wait event of every pgbench
 # backend that is running a statement ('CPU' when it waits for nothing;
 # backends idle between transactions, waiting for pgbench, are left out)
@@ -100,13 +58,6 @@ BEGIN
 	END LOOP;
 END $$;
 SQL
-
-say "settings:"
-psql_q -F ' = ' -c "SELECT name, setting || coalesce(unit, '') FROM pg_settings
-	WHERE name IN ('shared_preload_libraries', 'synchronous_commit', 'max_connections',
-	               'shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_level',
-	               'full_page_writes', 'fsync', 'server_version')
-	ORDER BY name" | sed 's/^/    /' >&2
 say "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; clients: $CLIENTS; ${DURATION}s per run; configurations: $(echo $CONFIGS)"
 
 # --- runs -----------------------------------------------------------------
@@ -115,14 +66,6 @@ results=$here/results
 mkdir -p "$results"
 csv=$results/iot-$stamp.csv
 echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,top_waits" >"$csv"
-
-# percentile P (0-100) of the sorted numbers in file $1
-percentile() {
-	awk -v p="$2" '{ v[NR] = $1 } END {
-		if (NR == 0) { print "NaN"; exit }
-		i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR
-		printf "%.3f", v[i] / 1000 }' "$1"
-}
 
 run_one() {
 	local config=$1 clients=$2 jobs dir lsn0 lsn1 tps rows waits
