@@ -755,9 +755,14 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			_blink_page_changed(lp);
 			GenericXLogFinish(state);
 
+			/*
+			 * Drop the registry entry while L is still locked: once L is
+			 * unlocked it may split again, and its new split must find no
+			 * entry of ours.
+			 */
+			_blink_splitreg_release(rel, info->lblkno);
 			_blink_relbuf(rel, lbuf);
 			_blink_relbuf(rel, pbuf);
-			_blink_splitreg_release(rel, info->lblkno);
 			pfree(info->sep);
 			return;
 		}
@@ -766,8 +771,8 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			BlinkSplitInfo pinfo;
 
 			_blink_split(rel, pbuf, sep, OffsetNumberNext(poff), lbuf, &pinfo);
+			_blink_splitreg_release(rel, info->lblkno);	/* L still locked */
 			_blink_relbuf(rel, lbuf);
-			_blink_splitreg_release(rel, info->lblkno);
 			pfree(info->sep);
 			*info = pinfo;
 			stack = stack ? stack->parent : NULL;
@@ -961,10 +966,10 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
 
 	GenericXLogFinish(state);
 
+	_blink_splitreg_release(rel, info->lblkno);	/* L still locked */
 	_blink_relbuf(rel, metabuf);
 	_blink_relbuf(rel, lbuf);
 	_blink_relbuf(rel, rootbuf);
-	_blink_splitreg_release(rel, info->lblkno);
 	_blink_forget_root(rel);
 	pfree(minus);
 	pfree(info->sep);

@@ -17,8 +17,12 @@
  *     came between the two WAL records); claim it and finish it.
  *
  * The claim is made under the page's exclusive lock, and the owner clears
- * the flag (which needs that lock) before it drops the entry, so two
- * backends can never both finish one split.
+ * the flag and drops the entry under that same lock, so two backends can
+ * never both finish one split, and a page that is split again (after its
+ * lock is released) never finds a stale entry.
+ *
+ * Lock order: the registry LWLock may be taken while holding buffer locks,
+ * and nothing is acquired while it is held.
  *
  * Entries of a backend are dropped when its (sub)transaction aborts and
  * when it exits; shared memory is reset by a crash.  Waiters sleep on one
@@ -26,8 +30,7 @@
  * most a few entries at once (one per level of its current cascade, plus
  * one split it may be finishing on another's behalf), so the table is
  * sized at BLINK_SPLITREG_PER_BACKEND entries per backend.
- *
- * Lock order: the registry LWLock is taken alone, never while waiting.
+
  *
  * src/splitreg.c
  *

@@ -54,12 +54,34 @@ DO $$ BEGIN INSERT INTO u VALUES (:k, :client_id); EXCEPTION WHEN unique_violati
 )
 	});
 
+# The IoT workload: every client writes at the right edge of (sensor, ts)
+# and of ts, with transaction timestamps that interleave, so pages that
+# just split keep receiving inserts and split again at once.
+$node->safe_psql('postgres', q(
+CREATE TABLE iot (sensor_id int, ts timestamp, value float8);
+CREATE UNIQUE INDEX iot_st ON iot USING blink (sensor_id, ts);
+CREATE INDEX iot_ts ON iot USING blink (ts);
+));
+$node->pgbench(
+	'--no-vacuum --client=32 --jobs=2 --transactions=1500',
+	0,
+	[qr{processed: 48000/48000}],
+	[qr{^$}],
+	'IoT right-edge inserts, 32 clients',
+	{
+		'003_iot' => q(
+INSERT INTO iot SELECT :client_id * 10 + i, current_timestamp, random() FROM generate_series(1, 10) i;
+)
+	});
+is($node->safe_psql('postgres', 'SELECT count(*) FROM iot'), '480000',
+	'every IoT row is there');
+
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT k) FROM u'),
 	't', 'no key of the unique index is duplicated');
 ok($node->safe_psql('postgres', 'SELECT count(*) FROM u') > 2000,
 	'most keys were inserted');
 
-for my $idx (qw(r_k r_t r_kt u_k))
+for my $idx (qw(r_k r_t r_kt u_k iot_st iot_ts))
 {
 	is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"),
 		'', "blink_check($idx, heapallindexed) passes");
