@@ -405,6 +405,23 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 	}
 }
 
+/* Do two index tuples have equal first key columns? */
+static bool
+_blink_first_attr_equal(Relation rel, IndexTuple a, IndexTuple b)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		anull,
+				bnull;
+	Datum		ad = index_getattr(a, 1, desc, &anull);
+	Datum		bd = index_getattr(b, 1, desc, &bnull);
+
+	if (anull || bnull)
+		return anull && bnull;
+	return DatumGetInt32(FunctionCall2Coll(index_getprocinfo(rel, 1, 1),
+										   rel->rd_indcollation[0],
+										   ad, bd)) == 0;
+}
+
 /* One item of a page being split, in key order. */
 typedef struct SplitItem
 {
@@ -419,13 +436,15 @@ typedef struct SplitItem
  * the left one with its new high key (a pivot of items[s], at most
  * BLINK_TID_SPACE larger), the right one with the old high key (oldhisz,
  * 0 if none) and, on internal pages, items[s] shrunk to minus infinity.
- * A right-edge insert on the rightmost page leaves the left page filled
- * up to the fill factor (so a growing key packs pages densely); any other
- * split balances the two halves.
+ * A right-edge insert (the new item is the page's last) leaves the left
+ * page filled up to the fill factor, so that keys growing at the end of
+ * the index, or at the end of one key range inside it, pack pages
+ * densely.  If after > 0, splitting right there is preferred (see
+ * _blink_split).  Any other split balances the two halves.
  */
 static int
 _blink_choose_split(Relation rel, SplitItem *items, int n, bool rightedge,
-					bool isleaf, Size oldhisz)
+					int after, bool isleaf, Size oldhisz)
 {
 	Size		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(BlinkPageOpaqueData));
@@ -455,6 +474,8 @@ _blink_choose_split(Relation rel, SplitItem *items, int n, bool rightedge,
 		if (lbytes > usable || rbytes > usable)
 			continue;
 
+		if (s == after)
+			return s;			/* the preferred point fits */
 		if (rightedge)
 		{
 			/* the largest left half within the fill factor, else the smallest */
@@ -515,6 +536,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	int			n,
 				inew,
 				s,
+				after,
 				nkeep;
 	IndexTuple	hikey;
 	OffsetNumber *deletable;
@@ -560,7 +582,21 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 		items[i].size = MAXALIGN(IndexTupleSize(items[i].itup));
 	}
 
-	s = _blink_choose_split(rel, items, n, wasrightmost && inew == n - 1, isleaf,
+	/*
+	 * Where do keys grow?  If the new item is the last of the page, at the
+	 * right edge: keep the left page full.  If it ends a run of items
+	 * sharing its first column and the next item starts another run (a
+	 * composite key such as (sensor, time) growing at the end of each
+	 * sensor's range), split right after it: the left page keeps its run
+	 * whole and the next run moves right.
+	 */
+	after = 0;
+	if (isleaf && inew > 0 && inew < n - 1 &&
+		IndexRelationGetNumberOfKeyAttributes(rel) > 1 &&
+		_blink_first_attr_equal(rel, items[inew - 1].itup, newitem) &&
+		!_blink_first_attr_equal(rel, items[inew + 1].itup, newitem))
+		after = inew + 1;
+	s = _blink_choose_split(rel, items, n, inew == n - 1, after, isleaf,
 							wasrightmost ? 0 :
 							MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, BLINK_HIKEY))));
 	hikey = _blink_make_pivot(rel, items[s].itup);
