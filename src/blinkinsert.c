@@ -1028,6 +1028,7 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
 	BlinkSplitInfo info;
 	BlinkStack	stack = NULL;
+	uint32		rootlevel;
 
 	Assert(BlinkPageIsIncompleteSplit(opaque));
 
@@ -1046,9 +1047,15 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 								 PageGetItem(page, PageGetItemId(page, BLINK_HIKEY)));
 	_blink_relbuf(rel, buf);
 
-	if (!info.was_root)
+	(void) _blink_getroot(rel, &rootlevel, true);
+	if (!info.was_root && rootlevel > info.level)
 	{
-		/* A path to the parent level, found with the separator's key. */
+		/*
+		 * A path to the parent level, found with the separator's key.  (If
+		 * there is no parent level yet, the root split that created this
+		 * page is itself unfinished: the ascent, starting with no path,
+		 * finishes that one first.)
+		 */
 		BlinkScanInsert key = _blink_mkscankey(rel, info.sep);
 		Buffer		pbuf;
 		BlinkStack	entry;
