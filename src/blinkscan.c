@@ -877,27 +877,37 @@ blinkendscan(IndexScanDesc scan)
 }
 
 /*
- * Mark: remember the current item.  The position is copied (with its pin
- * if it holds one) so that restoring needs no page access.
+ * Copy a scan position (its items, its pin if it holds one, and its tuples
+ * for index-only scans) over another, releasing the target's pin first.
+ */
+static void
+_blink_copy_pos(BlinkScanOpaque so, BlinkScanPos *dst, char *dsttuples,
+				BlinkScanPos *src, char *srctuples)
+{
+	_blink_unpin_pos(dst);
+	if (!BlinkScanPosIsValid(*src))
+	{
+		dst->currPage = InvalidBlockNumber;
+		return;
+	}
+	memcpy(dst, src, offsetof(BlinkScanPos, items) +
+		   sizeof(BlinkScanItem) * (src->lastItem + 1));
+	if (BufferIsValid(dst->buf))
+		IncrBufferRefCount(dst->buf);
+	if (so->currTuples)
+		memcpy(dsttuples, srctuples, src->nextTupleOffset);
+}
+
+/*
+ * Mark and restore: the position is copied whole (with its pin, if any),
+ * so restoring needs no page access.
  */
 void
 blinkmarkpos(IndexScanDesc scan)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
-	_blink_unpin_pos(&so->markPos);
-	if (!BlinkScanPosIsValid(so->currPos))
-	{
-		so->markPos.currPage = InvalidBlockNumber;
-		return;
-	}
-	memcpy(&so->markPos, &so->currPos,
-		   offsetof(BlinkScanPos, items) +
-		   sizeof(BlinkScanItem) * (so->currPos.lastItem + 1));
-	if (BufferIsValid(so->markPos.buf))
-		IncrBufferRefCount(so->markPos.buf);
-	if (so->currTuples)
-		memcpy(so->markTuples, so->currTuples, so->currPos.nextTupleOffset);
+	_blink_copy_pos(so, &so->markPos, so->markTuples, &so->currPos, so->currTuples);
 }
 
 void
@@ -905,17 +915,5 @@ blinkrestrpos(IndexScanDesc scan)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
-	_blink_unpin_pos(&so->currPos);
-	if (!BlinkScanPosIsValid(so->markPos))
-	{
-		so->currPos.currPage = InvalidBlockNumber;
-		return;
-	}
-	memcpy(&so->currPos, &so->markPos,
-		   offsetof(BlinkScanPos, items) +
-		   sizeof(BlinkScanItem) * (so->markPos.lastItem + 1));
-	if (BufferIsValid(so->currPos.buf))
-		IncrBufferRefCount(so->currPos.buf);
-	if (so->currTuples)
-		memcpy(so->currTuples, so->markTuples, so->markPos.nextTupleOffset);
+	_blink_copy_pos(so, &so->currPos, so->currTuples, &so->markPos, so->markTuples);
 }
