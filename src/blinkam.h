@@ -63,9 +63,24 @@ typedef struct BlinkamSharedState
 	pg_atomic_uint64 counters[BLINKAM_NUM_COUNTERS];
 } BlinkamSharedState;
 
+/* Named points of a split cascade for blinkam.debug_stop_at */
+typedef enum BlinkamStopPoint
+{
+	BLINKAM_STOP_NONE = 0,
+	BLINKAM_STOP_AFTER_LEAF_SPLIT,
+	BLINKAM_STOP_AFTER_PARENT_SPLIT,
+	BLINKAM_STOP_BEFORE_NEW_ROOT
+} BlinkamStopPoint;
+
+#define BLINKAM_STOP_ERROR	0
+#define BLINKAM_STOP_PANIC	1
+
 /* guc.c */
 extern bool blinkam_enable_workers;
+extern int	blinkam_debug_stop_at;
+extern int	blinkam_debug_stop_action;
 extern void blinkam_define_gucs(void);
+extern void blinkam_debug_stop(BlinkamStopPoint point);
 
 /* shmem.c */
 extern BlinkamSharedState *BlinkamShared;

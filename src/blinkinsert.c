@@ -400,6 +400,7 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 
 		_blink_split(rel, buf, itup, InvalidOffsetNumber, InvalidBuffer, &info);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+		blinkam_debug_stop(BLINKAM_STOP_AFTER_LEAF_SPLIT);
 		_blink_insert_parent(rel, &info, stack);
 		return;
 	}
@@ -744,6 +745,7 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 
 		if (info->was_root)
 		{
+			blinkam_debug_stop(BLINKAM_STOP_BEFORE_NEW_ROOT);
 			_blink_newroot(rel, info);
 			return;
 		}
@@ -812,6 +814,7 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			pfree(info->sep);
 			*info = pinfo;
 			stack = stack ? stack->parent : NULL;
+			blinkam_debug_stop(BLINKAM_STOP_AFTER_PARENT_SPLIT);
 		}
 	}
 }
