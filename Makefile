@@ -27,9 +27,11 @@ OBJS = \
 	src/guc.o \
 	src/launcher.o \
 	src/onconflict.o \
+	src/pool.o \
 	src/shmem.o \
 	src/splitreg.o \
-	src/stats.o
+	src/stats.o \
+	src/worker.o
 DATA = blinkam--$(EXTVERSION).sql
 
 REGRESS = $(basename $(notdir $(wildcard sql/*.sql)))

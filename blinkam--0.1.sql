@@ -589,3 +589,19 @@ CREATE OPERATOR CLASS enum_ops
         OPERATOR 4 >=,
         OPERATOR 5 >,
         FUNCTION 1 enum_cmp(anyenum, anyenum);
+
+-- ---------------------------------------------------------------------
+-- Page pools
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION blinkam_pools(
+	OUT database oid, OUT index regclass, OUT relfilenode oid,
+	OUT leaf_pages integer, OUT internal_pages integer,
+	OUT leaf_low integer, OUT leaf_high integer,
+	OUT internal_low integer, OUT internal_high integer)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'blinkam_pools'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION blinkam_pools() IS
+'the page pools of blink indexes: pages held and watermarks, per index';

@@ -12,9 +12,12 @@ SELECT count(*) = count(DISTINCT name) AS names_unique,
        bool_and(value >= 0) AS values_non_negative
   FROM blinkam_stats();
 
--- reset: every counter reads zero afterwards
+-- reset: counters read zero afterwards (those moved by this session's
+-- work; background workers may refill page pools at any moment)
 SELECT blinkam_reset_stats();
-SELECT name, value FROM blinkam_stats() WHERE value <> 0;
+SELECT name, value FROM blinkam_stats()
+ WHERE value <> 0 AND name IN ('descents', 'inserts', 'unique_checks', 'splits',
+							   'root_splits', 'moverights', 'launcher_starts');
 
 -- only superusers (or those granted EXECUTE) may reset
 CREATE ROLE blinkam_regress_user;

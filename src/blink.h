@@ -305,7 +305,7 @@ extern void _blink_relbuf(Relation rel, Buffer buf);
 extern Buffer _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno,
 								  int access);
 extern void _blink_checkpage(Relation rel, Buffer buf);
-extern Buffer _blink_newpage(Relation rel);
+extern Buffer _blink_newpage(Relation rel, bool leaf);
 extern BlockNumber _blink_getroot(Relation rel, uint32 *level, bool refresh);
 extern void _blink_forget_root(Relation rel);
 extern void _blink_page_changed(Page page);
@@ -332,7 +332,7 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 						IndexUniqueCheck checkUnique, bool indexUnchanged,
 						struct IndexInfo *indexInfo);
 extern void _blink_finish_split(Relation rel, Buffer lbuf, BlinkStack stack);
-extern void _blink_finish_or_wait(Relation rel, Buffer buf);
+extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
 
 /* blinkbuild.c */
 extern IndexBuildResult *blinkbuild(Relation heap, Relation index,
@@ -365,6 +365,22 @@ extern void blink_install_onconflict_hook(void);
 
 /* blinkverify.c */
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
+
+/* pool.c */
+extern Size _blink_pool_shmem_size(void);
+extern void _blink_pool_shmem_init(void);
+extern BlockNumber _blink_pool_take(Relation rel, bool leaf);
+extern bool _blink_pool_next_refill(Oid *relid, RelFileNode *node,
+									int *need_leaf, int *need_internal);
+extern void _blink_pool_forget(RelFileNode node);
+extern int	_blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
+							int nblocks);
+extern void _blink_request_repair(Oid dbid);
+extern int	_blink_databases_needing_workers(Oid *dbids, int max);
+extern void _blink_worker_start_failed(Oid dbid);
+extern bool _blink_worker_attach(bool *repair);
+extern bool _blink_worker_take_repair(void);
+extern void _blink_worker_detach(void);
 
 /* splitreg.c */
 extern Size _blink_splitreg_shmem_size(void);

@@ -20,8 +20,21 @@
 #define BLINKAM_LWLOCK_STATE	0	/* BlinkamSharedState */
 #define BLINKAM_LWLOCK_SPLITREG	1	/* split registry */
 #define BLINKAM_LWLOCK_VACUUM	2	/* vacuum cycle ids */
-#define BLINKAM_NUM_LWLOCKS		3
+#define BLINKAM_LWLOCK_POOL		3	/* page pools, database requests */
+#define BLINKAM_NUM_LWLOCKS		4
+
+/* Work requested from the worker of one database (pool.c) */
+#define BLINKAM_MAX_DB_REQUESTS	64
+typedef struct BlinkDbRequest
+{
+	Oid			dbid;			/* InvalidOid: free entry */
+	bool		repair;			/* a repair sweep is due */
+	bool		starting;		/* the launcher has started a worker */
+	pid_t		worker_pid;		/* the worker serving it, or 0 */
+	Latch	   *worker_latch;
+} BlinkDbRequest;
 #define BLINKAM_LAUNCHER_TYPE	"blinkam launcher"
+#define BLINKAM_WORKER_TYPE		"blinkam worker"
 
 /*
  * Shared counters, reported by blinkam_stats().  Each entry is
@@ -38,7 +51,13 @@
 	X(SPLITS, "splits", "blink page splits, at every level") \
 	X(ROOT_SPLITS, "root_splits", "new blink roots (tree height grew)") \
 	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
-	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend")
+	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend (workers included)") \
+	X(SPLITS_REPAIRED_BY_WORKER, "splits_repaired_by_worker", "abandoned blink splits finished by a blinkam worker") \
+	X(POOL_PAGES_TAKEN, "pool_pages_taken", "new pages that splits took from a page pool") \
+	X(POOL_MISSES, "pool_misses", "splits that found their pool empty and got a page themselves") \
+	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
+	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
+	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started")
 
 typedef enum BlinkamCounter
 {
@@ -77,6 +96,15 @@ typedef enum BlinkamStopPoint
 
 /* guc.c */
 extern bool blinkam_enable_workers;
+extern bool blinkam_enable_pools;
+extern int	blinkam_pool_relations;
+extern int	blinkam_pool_size;
+extern int	blinkam_pool_leaf_low;
+extern int	blinkam_pool_leaf_high;
+extern int	blinkam_pool_internal_low;
+extern int	blinkam_pool_internal_high;
+extern int	blinkam_worker_idle_timeout;
+extern int	blinkam_repair_delay;
 extern int	blinkam_debug_stop_at;
 extern int	blinkam_debug_stop_action;
 extern void blinkam_define_gucs(void);
@@ -95,6 +123,10 @@ blinkam_count(BlinkamCounter c, uint64 n)
 
 /* launcher.c */
 extern void blinkam_register_launcher(void);
+extern void blinkam_wake_launcher(void);
 extern PGDLLEXPORT void blinkam_launcher_main(Datum main_arg);
+
+/* worker.c */
+extern PGDLLEXPORT void blinkam_worker_main(Datum main_arg);
 
 #endif							/* BLINKAM_H */

@@ -603,7 +603,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	hikey = _blink_make_pivot(rel, items[s].itup);
 
 	/* The new right page, and the old right sibling. */
-	nbuf = _blink_newpage(rel);
+	nbuf = _blink_newpage(rel, isleaf);
 	if (!wasrightmost)
 		rbuf = _blink_getbuf(rel, lopaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
 
@@ -975,7 +975,7 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
 		elog(ERROR, "block %u of blink index \"%s\" is not an unfinished root split",
 			 info->lblkno, RelationGetRelationName(rel));
 
-	rootbuf = _blink_newpage(rel);
+	rootbuf = _blink_newpage(rel, false);
 	metabuf = _blink_getbuf(rel, BLINK_METAPAGE, BUFFER_LOCK_EXCLUSIVE);
 
 	state = GenericXLogStart(rel);
@@ -1021,9 +1021,10 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
  * writer needs that split finished.  If a live backend is finishing it,
  * release the page and wait for it; otherwise the split was abandoned:
  * claim it and finish it here.  Either way buf is released on return and
- * the caller must look for its page again.
+ * the caller must look for its page again.  Returns true if this call
+ * finished the split, false if it waited for another backend.
  */
-void
+bool
 _blink_finish_or_wait(Relation rel, Buffer buf)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -1039,7 +1040,7 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 	{
 		_blink_relbuf(rel, buf);
 		_blink_splitreg_wait(rel, blkno);
-		return;
+		return false;
 	}
 
 	info.lblkno = blkno;
@@ -1077,4 +1078,5 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 	blinkam_count(BLINKAM_COUNTER_INCOMPLETE_SPLITS_FINISHED, 1);
 	_blink_insert_parent(rel, &info, stack);
 	_blink_free_stack(stack);
+	return true;
 }

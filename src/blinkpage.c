@@ -138,36 +138,68 @@ _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
 }
 
 /*
- * Claim a page for a split: from the free space map if it offers one we
- * can lock at once and that is new, else by extending the relation.
- * Returns it pinned and exclusively locked, still all zeroes: the caller
- * initializes it (as a full-image page of its generic WAL record).
- *
- * The caller may hold other buffer locks: FSM pages are only locked
- * conditionally, and a new block at the end of the relation is reachable
- * by nobody else, so no deadlock can arise.
+ * Try to claim block blkno as a new page: lock it at once (a page locked
+ * by someone else is being claimed or used) and check that it is all
+ * zeroes.  Returns the buffer pinned and exclusively locked, or
+ * InvalidBuffer.
  */
-Buffer
-_blink_newpage(Relation rel)
+static Buffer
+_blink_try_claim(Relation rel, BlockNumber blkno)
 {
 	Buffer		buf;
-	bool		needLock;
 
-	for (;;)
+	if (blkno >= RelationGetNumberOfBlocks(rel))
+		return InvalidBuffer;
+	buf = ReadBuffer(rel, blkno);
+	if (ConditionalLockBuffer(buf))
 	{
-		BlockNumber blkno = GetFreeIndexPage(rel);
+		if (PageIsNew(BufferGetPage(buf)))
+			return buf;
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	}
+	ReleaseBuffer(buf);
+	return InvalidBuffer;
+}
 
-		if (blkno == InvalidBlockNumber)
-			break;
-		buf = ReadBuffer(rel, blkno);
-		if (ConditionalLockBuffer(buf))
+/*
+ * Claim a page for a split of a leaf (leaf) or internal page: from the
+ * index's page pool, else from the free space map, else by extending the
+ * relation.  Returns it pinned and exclusively locked, still all zeroes:
+ * the caller initializes it (as a full-image page of its generic WAL
+ * record).
+ *
+ * The caller may hold other buffer locks: pooled and free-space-map pages
+ * are only locked conditionally, and a new block at the end of the
+ * relation is reachable by nobody else, so no deadlock can arise.
+ */
+Buffer
+_blink_newpage(Relation rel, bool leaf)
+{
+	Buffer		buf;
+	BlockNumber blkno;
+	bool		needLock;
+	bool		pooled = false;
+
+	while ((blkno = _blink_pool_take(rel, leaf)) != InvalidBlockNumber)
+	{
+		pooled = true;
+		buf = _blink_try_claim(rel, blkno);
+		if (BufferIsValid(buf))
 		{
-			if (PageIsNew(BufferGetPage(buf)))
-				return buf;
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
+			return buf;
 		}
-		/* In use after all, or someone else is claiming it: skip it. */
-		ReleaseBuffer(buf);
+		/* taken through the free space map meanwhile: try the next */
+	}
+	if (blinkam_enable_pools && rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+		blinkam_count(BLINKAM_COUNTER_POOL_MISSES, 1);
+	(void) pooled;
+
+	while ((blkno = GetFreeIndexPage(rel)) != InvalidBlockNumber)
+	{
+		buf = _blink_try_claim(rel, blkno);
+		if (BufferIsValid(buf))
+			return buf;
 	}
 
 	needLock = !RELATION_IS_LOCAL(rel);

@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -20,6 +21,17 @@
 
 /* Register the blinkam launcher (and so every background worker)? */
 bool		blinkam_enable_workers = true;
+
+/* Page pools (pool.c) and the per-database workers (worker.c) */
+bool		blinkam_enable_pools = true;
+int			blinkam_pool_relations = 32;
+int			blinkam_pool_size = 64;
+int			blinkam_pool_leaf_low = 8;
+int			blinkam_pool_leaf_high = 32;
+int			blinkam_pool_internal_low = 2;
+int			blinkam_pool_internal_high = 8;
+int			blinkam_worker_idle_timeout = 10000;
+int			blinkam_repair_delay = 10;
 
 /* Test support: stop a split cascade at a named point (superuser only). */
 int			blinkam_debug_stop_at = BLINKAM_STOP_NONE;
@@ -51,6 +63,53 @@ blinkam_define_gucs(void)
 							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("blinkam.enable_pools",
+							 "Lets blink splits take new pages from preallocated pools.",
+							 "When off, a split finds its new page in the free space map or "
+							 "extends the index itself.",
+							 &blinkam_enable_pools, true,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_relations",
+							"Number of blink indexes that can have a page pool at once.",
+							"When all are taken, the least recently used pool is recycled.",
+							&blinkam_pool_relations, 32, 0, 4096,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_size",
+							"Capacity of each page pool, in pages of each kind (leaf, internal).",
+							NULL,
+							&blinkam_pool_size, 64, 0, 4096,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_leaf_low",
+							"A leaf page pool below this many pages asks for a refill.",
+							NULL,
+							&blinkam_pool_leaf_low, 8, 0, 4096,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_leaf_high",
+							"A refill fills the leaf page pool up to this many pages.",
+							NULL,
+							&blinkam_pool_leaf_high, 32, 0, 4096,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_internal_low",
+							"An internal page pool below this many pages asks for a refill.",
+							NULL,
+							&blinkam_pool_internal_low, 2, 0, 4096,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.pool_internal_high",
+							"A refill fills the internal page pool up to this many pages.",
+							NULL,
+							&blinkam_pool_internal_high, 8, 0, 4096,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.worker_idle_timeout",
+							"A per-database blinkam worker exits after this long without work.",
+							NULL,
+							&blinkam_worker_idle_timeout, 10000, 100, 3600000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.repair_delay",
+							"Pause of the repair sweep after every 256 index pages.",
+							"0 sweeps without pausing.",
+							&blinkam_repair_delay, 10, 0, 10000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("blinkam.debug_stop_at",
 							 "Stops blink split cascades at a named point (for tests).",
@@ -85,6 +144,9 @@ blinkam_debug_stop(BlinkamStopPoint point)
 {
 	if (blinkam_debug_stop_at != (int) point)
 		return;
+	/* A crash must find the records written so far on disk. */
+	if (blinkam_debug_stop_action == BLINKAM_STOP_PANIC)
+		XLogFlush(GetXLogInsertRecPtr());
 	ereport(blinkam_debug_stop_action == BLINKAM_STOP_PANIC ? PANIC : ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("blinkam.debug_stop_at: stopping at %s",

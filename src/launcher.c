@@ -25,6 +25,12 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_database.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -33,10 +39,115 @@
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "utils/guc.h"
+#include "utils/snapmgr.h"
 
+#include "blink.h"
 #include "blinkam.h"
 
 #define BLINKAM_LAUNCHER_RESTART_SECS	5
+#define BLINKAM_MAX_STARTING			16
+
+/* Workers this launcher started and has not seen attach yet. */
+typedef struct StartedWorker
+{
+	Oid			dbid;
+	BackgroundWorkerHandle *handle;
+} StartedWorker;
+
+static StartedWorker started[BLINKAM_MAX_STARTING];
+static int	nstarted = 0;
+
+/*
+ * Wake the launcher (from any backend).  It will start a worker for every
+ * database that has work and none.
+ */
+void
+blinkam_wake_launcher(void)
+{
+	LWLockAcquire(BlinkamShared->lock, LW_SHARED);
+	if (BlinkamShared->launcher_latch)
+		SetLatch(BlinkamShared->launcher_latch);
+	LWLockRelease(BlinkamShared->lock);
+}
+
+/*
+ * At start (server start, or after a crash restart): a repair sweep is due
+ * in every database that accepts connections, since a crash may have left
+ * splits unfinished in any of them.
+ */
+static void
+launcher_request_repairs(void)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+
+	StartTransactionCommand();
+	(void) GetTransactionSnapshot();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
+
+		if (db->datallowconn)
+			_blink_request_repair(db->oid);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+}
+
+/* Start a worker for every database that has work and no worker. */
+static void
+launcher_dispatch(void)
+{
+	Oid			dbids[BLINKAM_MAX_STARTING];
+	int			n;
+
+	/* Forget workers that have stopped (attached and done, or failed). */
+	for (int i = 0; i < nstarted; i++)
+	{
+		pid_t		pid;
+
+		if (GetBackgroundWorkerPid(started[i].handle, &pid) == BGWH_STOPPED)
+		{
+			/* if it never attached, let the database be tried again later */
+			_blink_worker_start_failed(started[i].dbid);
+			pfree(started[i].handle);
+			started[i--] = started[--nstarted];
+		}
+	}
+
+	n = _blink_databases_needing_workers(dbids, BLINKAM_MAX_STARTING - nstarted);
+	for (int i = 0; i < n; i++)
+	{
+		BackgroundWorker worker;
+		BackgroundWorkerHandle *handle;
+
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
+			BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = BGW_NEVER_RESTART;
+		strlcpy(worker.bgw_library_name, BLINKAM_NAME, BGW_MAXLEN);
+		strlcpy(worker.bgw_function_name, "blinkam_worker_main", BGW_MAXLEN);
+		snprintf(worker.bgw_name, BGW_MAXLEN, "blinkam worker for database %u",
+				 dbids[i]);
+		strlcpy(worker.bgw_type, BLINKAM_WORKER_TYPE, BGW_MAXLEN);
+		worker.bgw_main_arg = ObjectIdGetDatum(dbids[i]);
+		worker.bgw_notify_pid = MyProcPid;
+
+		if (RegisterDynamicBackgroundWorker(&worker, &handle))
+		{
+			started[nstarted].dbid = dbids[i];
+			started[nstarted].handle = handle;
+			nstarted++;
+		}
+		else
+			_blink_worker_start_failed(dbids[i]);	/* no slot: later */
+	}
+}
 
 void
 blinkam_register_launcher(void)
@@ -99,22 +210,25 @@ blinkam_launcher_main(Datum main_arg)
 	before_shmem_exit(blinkam_launcher_detach, (Datum) 0);
 
 	ereport(LOG, (errmsg("blinkam launcher started")));
+	launcher_request_repairs();
 
 	for (;;)
 	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-
 		if (ShutdownRequestPending)
 			break;
-
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+
+		launcher_dispatch();
+
+		/* Woken by requests and by its workers' exits; polls once a second. */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 	}
 
 	ereport(LOG, (errmsg("blinkam launcher shutting down")));

@@ -1,0 +1,535 @@
+/*-------------------------------------------------------------------------
+ *
+ * pool.c
+ *	  Pools of preallocated pages for blink indexes, and the requests that
+ *	  ask the per-database workers for work.
+ *
+ * A split needs a new page.  Extending the relation on the split path
+ * means taking the relation extension lock while holding the page being
+ * split, and writing a new block to the file, while every other inserter
+ * of that page waits.  So a pool of blocks already added to the relation
+ * is kept for the indexes that split, per index and per kind (leaf pages,
+ * internal pages, with separate watermarks so that hot leaves cannot
+ * starve the upper levels):
+ *
+ *   - a split takes a block from its index's pool (_blink_pool_take); when
+ *     the pool falls below its low watermark it asks for a refill and
+ *     wakes the worker of its database (through the launcher if none runs);
+ *   - the worker extends the relation in one batch under the extension
+ *     lock and fills the pool to its high watermark (_blink_pool_refill);
+ *   - an empty pool never blocks anyone: the split falls back to the free
+ *     space map or extends the relation itself (counted in pool_misses).
+ *
+ * A pooled block is a zero page, claimed like any other new page: under an
+ * exclusive buffer lock after checking it is still all zeroes, so a block
+ * that reached the free space map too (VACUUM records zero pages there)
+ * is never used twice.  Blocks left in a pool by a crash or an unused slot
+ * stay zero pages in the index until VACUUM returns them to the free space
+ * map.
+ *
+ * Slots are keyed by (database, relfilenode): TRUNCATE and REINDEX give an
+ * index a new relfilenode, and the first split afterwards takes a new slot
+ * and frees the old one (same relation oid); a worker frees the slot of an
+ * index that no longer exists.  When every slot is taken the least
+ * recently used one is recycled.
+ *
+ * Database requests: the table also holds, per database, whether a repair
+ * sweep of its blink indexes is due and which worker (if any) serves it.
+ *
+ * Lock order: the pools LWLock is taken alone (it may be taken while
+ * holding buffer locks; nothing is acquired while it is held).
+ *
+ * src/pool.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+PG_FUNCTION_INFO_V1(blinkam_pools);
+
+typedef struct BlinkPoolSlot
+{
+	Oid			dbid;			/* InvalidOid: free slot */
+	Oid			relid;
+	RelFileNode node;
+	bool		refill;			/* a refill is requested */
+	uint64		last_used;		/* pool tick of the last take */
+	int			n[2];			/* blocks held, [0] leaf, [1] internal */
+} BlinkPoolSlot;
+
+typedef struct BlinkPoolShared
+{
+	LWLock	   *lock;
+	int			nslots;
+	int			capacity;		/* blocks per kind per slot */
+	uint64		tick;
+	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
+	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
+	/* then BlockNumber blocks[nslots][2][capacity] */
+} BlinkPoolShared;
+
+static BlinkPoolShared *Pools = NULL;
+
+static inline BlockNumber *
+slot_blocks(int slot, int kind)
+{
+	BlockNumber *base = (BlockNumber *) (Pools->slots + Pools->nslots);
+
+	return base + ((Size) slot * 2 + kind) * Pools->capacity;
+}
+
+Size
+_blink_pool_shmem_size(void)
+{
+	Size		size = offsetof(BlinkPoolShared, slots);
+
+	size = add_size(size, mul_size(blinkam_pool_relations, sizeof(BlinkPoolSlot)));
+	size = add_size(size, mul_size(mul_size(blinkam_pool_relations, 2),
+								   mul_size(blinkam_pool_size, sizeof(BlockNumber))));
+	return size;
+}
+
+void
+_blink_pool_shmem_init(void)
+{
+	bool		found;
+
+	Pools = ShmemInitStruct("blinkam pools", _blink_pool_shmem_size(), &found);
+	if (!found)
+	{
+		Pools->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_POOL].lock;
+		Pools->nslots = blinkam_pool_relations;
+		Pools->capacity = blinkam_pool_size;
+		Pools->tick = 0;
+		memset(Pools->dbs, 0, sizeof(Pools->dbs));
+		for (int i = 0; i < Pools->nslots; i++)
+			Pools->slots[i].dbid = InvalidOid;
+	}
+}
+
+/* The watermarks of a kind, clamped to the slot capacity. */
+static void
+watermarks(int kind, int *low, int *high)
+{
+	*low = kind == 0 ? blinkam_pool_leaf_low : blinkam_pool_internal_low;
+	*high = kind == 0 ? blinkam_pool_leaf_high : blinkam_pool_internal_high;
+	*high = Min(*high, Pools->capacity);
+	*low = Min(*low, *high);
+}
+
+/* Find the request entry of a database, creating it if asked to. */
+static BlinkDbRequest *
+db_request(Oid dbid, bool create)
+{
+	BlinkDbRequest *free_entry = NULL;
+
+	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS; i++)
+	{
+		BlinkDbRequest *r = &Pools->dbs[i];
+
+		if (r->dbid == dbid)
+			return r;
+		if (r->dbid == InvalidOid && free_entry == NULL)
+			free_entry = r;
+	}
+	if (create && free_entry)
+	{
+		memset(free_entry, 0, sizeof(BlinkDbRequest));
+		free_entry->dbid = dbid;
+		return free_entry;
+	}
+	return NULL;
+}
+
+/*
+ * Wake whoever serves dbid: its worker if one runs, else the launcher
+ * (which starts one).  Called without the pools lock.
+ */
+static void
+wake_for_database(Oid dbid)
+{
+	Latch	   *latch = NULL;
+	BlinkDbRequest *r;
+
+	LWLockAcquire(Pools->lock, LW_SHARED);
+	r = db_request(dbid, false);
+	if (r && r->worker_latch)
+		latch = r->worker_latch;
+	if (latch)
+		SetLatch(latch);
+	LWLockRelease(Pools->lock);
+	if (latch == NULL)
+		blinkam_wake_launcher();
+}
+
+/* Are pools used for this relation? */
+static bool
+pool_applies(Relation rel)
+{
+	/* a worker cannot read another backend's temporary relation */
+	return blinkam_enable_pools && Pools->nslots > 0 && Pools->capacity > 0 &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP;
+}
+
+/*
+ * Take a preallocated block for a split of rel (a leaf page if leaf), or
+ * return InvalidBlockNumber if the pool has none.  Asks for a refill when
+ * the pool is low.  The caller claims the block (lock, check new).
+ */
+BlockNumber
+_blink_pool_take(Relation rel, bool leaf)
+{
+	int			kind = leaf ? 0 : 1;
+	int			slot = -1;
+	BlockNumber blkno = InvalidBlockNumber;
+	bool		wake = false;
+	int			low,
+				high;
+
+	if (!pool_applies(rel))
+		return InvalidBlockNumber;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	watermarks(kind, &low, &high);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, rel->rd_node))
+		{
+			slot = i;
+			break;
+		}
+	}
+
+	if (slot < 0)
+	{
+		/* A new slot: a free one, else the least recently used. */
+		int			victim = -1;
+
+		for (int i = 0; i < Pools->nslots; i++)
+		{
+			BlinkPoolSlot *s = &Pools->slots[i];
+
+			/* an older relfilenode of the same index is obsolete */
+			if (s->dbid == MyDatabaseId && s->relid == RelationGetRelid(rel))
+				s->dbid = InvalidOid;
+			if (s->dbid == InvalidOid)
+			{
+				if (victim < 0 || Pools->slots[victim].dbid != InvalidOid)
+					victim = i;
+			}
+			else if (victim < 0 || (Pools->slots[victim].dbid != InvalidOid &&
+									s->last_used < Pools->slots[victim].last_used))
+				victim = i;
+		}
+		slot = victim;
+		Pools->slots[slot].dbid = MyDatabaseId;
+		Pools->slots[slot].relid = RelationGetRelid(rel);
+		Pools->slots[slot].node = rel->rd_node;
+		Pools->slots[slot].n[0] = Pools->slots[slot].n[1] = 0;
+		Pools->slots[slot].refill = false;
+	}
+
+	{
+		BlinkPoolSlot *s = &Pools->slots[slot];
+
+		s->last_used = ++Pools->tick;
+		if (s->n[kind] > 0)
+			blkno = slot_blocks(slot, kind)[--s->n[kind]];
+		if (s->n[kind] < low && !s->refill)
+		{
+			s->refill = true;
+			wake = true;
+		}
+	}
+	LWLockRelease(Pools->lock);
+
+	if (wake)
+		wake_for_database(MyDatabaseId);
+	return blkno;
+}
+
+/*
+ * For the worker of this database: pick one slot that asked for a refill.
+ * Returns false if none.  The request is cleared when picked.
+ */
+bool
+_blink_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
+						int *need_internal)
+{
+	bool		found = false;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nslots && !found; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+		int			low,
+					high;
+
+		if (s->dbid != MyDatabaseId || !s->refill)
+			continue;
+		s->refill = false;
+		*relid = s->relid;
+		*node = s->node;
+		watermarks(0, &low, &high);
+		*need_leaf = Max(high - s->n[0], 0);
+		watermarks(1, &low, &high);
+		*need_internal = Max(high - s->n[1], 0);
+		found = true;
+	}
+	LWLockRelease(Pools->lock);
+	return found;
+}
+
+/* Free the slot of (this database, node): its relation is gone. */
+void
+_blink_pool_forget(RelFileNode node)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, node))
+			s->dbid = InvalidOid;
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/*
+ * Put new blocks of node into its pool: the first nleaf as leaf pages, the
+ * rest as internal pages, up to the capacity.  Returns how many were
+ * pooled (blocks that do not fit, or whose slot is gone, stay zero pages
+ * of the index for VACUUM to find).
+ */
+int
+_blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
+{
+	int			added = 0;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid != MyDatabaseId || !RelFileNodeEquals(s->node, node))
+			continue;
+		for (int b = 0; b < nblocks; b++)
+		{
+			int			kind = b < nleaf ? 0 : 1;
+
+			if (s->n[kind] < Pools->capacity)
+			{
+				slot_blocks(i, kind)[s->n[kind]++] = blocks[b];
+				added++;
+			}
+		}
+		break;
+	}
+	LWLockRelease(Pools->lock);
+	return added;
+}
+
+/* ---------------------------------------------------------------------
+ * Database requests
+ * ---------------------------------------------------------------------
+ */
+
+/* Ask for a repair sweep of a database's blink indexes. */
+void
+_blink_request_repair(Oid dbid)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(dbid, true);
+
+		if (r)
+			r->repair = true;
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/*
+ * For the launcher: the databases that have work and no worker.  Fills
+ * dbids (at most max) and returns how many.
+ */
+int
+_blink_databases_needing_workers(Oid *dbids, int max)
+{
+	int			n = 0;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	/* refill requests create database entries on the way */
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid != InvalidOid && s->refill)
+			(void) db_request(s->dbid, true);
+	}
+	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS && n < max; i++)
+	{
+		BlinkDbRequest *r = &Pools->dbs[i];
+		bool		refill = false;
+
+		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting)
+			continue;
+		for (int j = 0; j < Pools->nslots && !refill; j++)
+			refill = Pools->slots[j].dbid == r->dbid && Pools->slots[j].refill;
+		if (r->repair || refill)
+		{
+			r->starting = true;
+			dbids[n++] = r->dbid;
+		}
+	}
+	LWLockRelease(Pools->lock);
+	return n;
+}
+
+/* The launcher could not start a worker for dbid: let it try again. */
+void
+_blink_worker_start_failed(Oid dbid)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(dbid, false);
+
+		if (r)
+			r->starting = false;
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/*
+ * A worker attaches to its database's entry.  Returns false if another
+ * worker already serves the database.  *repair is set and cleared if a
+ * repair sweep was requested.
+ */
+bool
+_blink_worker_attach(bool *repair)
+{
+	bool		ok = true;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(MyDatabaseId, true);
+
+		if (r == NULL || (r->worker_pid != 0 && r->worker_pid != MyProcPid))
+			ok = false;
+		else
+		{
+			r->worker_pid = MyProcPid;
+			r->worker_latch = MyLatch;
+			r->starting = false;
+			*repair = r->repair;
+			r->repair = false;
+		}
+	}
+	LWLockRelease(Pools->lock);
+	return ok;
+}
+
+/* Take a repair request made while the worker runs. */
+bool
+_blink_worker_take_repair(void)
+{
+	bool		repair = false;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(MyDatabaseId, false);
+
+		if (r && r->repair)
+		{
+			repair = true;
+			r->repair = false;
+		}
+	}
+	LWLockRelease(Pools->lock);
+	return repair;
+}
+
+/* The worker leaves (exit callback). */
+void
+_blink_worker_detach(void)
+{
+	if (Pools == NULL)
+		return;
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(MyDatabaseId, false);
+
+		if (r && r->worker_pid == MyProcPid)
+		{
+			r->worker_pid = 0;
+			r->worker_latch = NULL;
+			r->starting = false;
+		}
+	}
+	LWLockRelease(Pools->lock);
+	/* the launcher may have work for this database again */
+	blinkam_wake_launcher();
+}
+
+/* ---------------------------------------------------------------------
+ * SQL: blinkam_pools()
+ * ---------------------------------------------------------------------
+ */
+Datum
+blinkam_pools(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			nslots;
+	BlinkPoolSlot *copy;
+	int			wm[2][2];
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	LWLockAcquire(Pools->lock, LW_SHARED);
+	nslots = Pools->nslots;
+	copy = palloc(sizeof(BlinkPoolSlot) * Max(nslots, 1));
+	memcpy(copy, Pools->slots, sizeof(BlinkPoolSlot) * nslots);
+	watermarks(0, &wm[0][0], &wm[0][1]);
+	watermarks(1, &wm[1][0], &wm[1][1]);
+	LWLockRelease(Pools->lock);
+
+	for (int i = 0; i < nslots; i++)
+	{
+		Datum		values[9];
+		bool		nulls[9] = {false};
+		BlinkPoolSlot *s = &copy[i];
+
+		if (s->dbid == InvalidOid)
+			continue;
+		values[0] = ObjectIdGetDatum(s->dbid);
+		/* the index, if it is in this database and has this relfilenode */
+		values[1] = ObjectIdGetDatum(s->relid);
+		nulls[1] = s->dbid != MyDatabaseId;
+		values[2] = ObjectIdGetDatum(s->node.relNode);
+		values[3] = Int32GetDatum(s->n[0]);
+		values[4] = Int32GetDatum(s->n[1]);
+		values[5] = Int32GetDatum(wm[0][0]);
+		values[6] = Int32GetDatum(wm[0][1]);
+		values[7] = Int32GetDatum(wm[1][0]);
+		values[8] = Int32GetDatum(wm[1][1]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
