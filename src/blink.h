@@ -367,6 +367,7 @@ extern void blink_install_onconflict_hook(void);
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
 
 /* pool.c */
+extern void blink_install_pool_hooks(void);
 extern Size _blink_pool_shmem_size(void);
 extern void _blink_pool_shmem_init(void);
 extern BlockNumber _blink_pool_take(Relation rel, bool leaf);

@@ -29,9 +29,10 @@
  *
  * Slots are keyed by (database, relfilenode): TRUNCATE and REINDEX give an
  * index a new relfilenode, and the first split afterwards takes a new slot
- * and frees the old one (same relation oid); a worker frees the slot of an
- * index that no longer exists.  When every slot is taken the least
- * recently used one is recycled.
+ * and frees the old one (same relation oid).  DROP of an index (or of a
+ * database) frees its slots at once (object access hook); a worker also
+ * frees the slot of an index it cannot open.  When every slot is taken
+ * the least recently used one is recycled.
  *
  * Database requests: the table also holds, per database, whether a repair
  * sweep of its blink indexes is due and which worker (if any) serves it.
@@ -46,7 +47,9 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "commands/defrem.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -345,6 +348,44 @@ _blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 	}
 	LWLockRelease(Pools->lock);
 	return added;
+}
+
+/*
+ * Free the slots of a dropped relation or database.  Dropping in a
+ * transaction that then rolls back only costs the pool its pages (a zero
+ * page is never lost: VACUUM finds it).
+ */
+static object_access_hook_type prev_object_access_hook = NULL;
+
+static void
+blink_pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+						 int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	if (access != OAT_DROP || Pools == NULL || subId != 0)
+		return;
+	if (classId != RelationRelationId && classId != DatabaseRelationId)
+		return;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (classId == DatabaseRelationId ? s->dbid == objectId :
+			(s->dbid == MyDatabaseId && s->relid == objectId))
+			s->dbid = InvalidOid;
+	}
+	LWLockRelease(Pools->lock);
+}
+
+void
+blink_install_pool_hooks(void)
+{
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = blink_pool_object_access;
 }
 
 /* ---------------------------------------------------------------------

@@ -1,7 +1,8 @@
-# Crash (immediate stop, no shutdown checkpoint) in the middle of concurrent
-# inserts that split pages, then restart: recovery replays blink's generic
-# WAL, every index passes blink_check with heapallindexed, and inserts go
-# on (finishing any split the crash left incomplete).
+# Ten crashes (immediate stop, no shutdown checkpoint) at random moments of
+# 24 clients inserting random keys that split pages.  After each restart:
+# recovery replays blink's generic WAL, the blinkam worker finishes the
+# splits the crash left incomplete (no user action), every index passes
+# blink_check with heapallindexed, index and table agree, and inserts go on.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -14,6 +15,7 @@ $node->init;
 $node->append_conf('postgresql.conf', qq(
 shared_preload_libraries = 'blinkam'
 max_connections = 40
+blinkam.repair_delay = 0
 ));
 $node->start;
 $node->safe_psql('postgres', q(
@@ -29,23 +31,33 @@ PostgreSQL::Test::Utils::append_to_file($script, q(
 INSERT INTO c (k) SELECT :k + i FROM generate_series(1, 20) i;
 ));
 
-for my $cycle (1 .. 3)
+my $repaired = 0;
+for my $cycle (1 .. 10)
 {
 	my ($out, $err) = ('', '');
 	my $before = $node->safe_psql('postgres', 'SELECT count(*) FROM c');
 	my $h = IPC::Run::start(
-		[ 'pgbench', '--no-vacuum', '--client=16', '--jobs=2', '--time=60',
+		[ 'pgbench', '--no-vacuum', '--client=24', '--jobs=2', '--time=60',
 		  '--file', $script, '--host', $node->host, '--port', $node->port, 'postgres' ],
 		'>', \$out, '2>', \$err);
 
-	# Crash once the clients have written a good amount.
+	# Crash at a random moment, once the clients have written something.
+	my $after = 2000 + int(rand(30000));
 	$node->poll_query_until('postgres',
-		"SELECT count(*) > $before + 20000 FROM c")
+		"SELECT count(*) > $before + $after FROM c")
 	  or die 'pgbench made no progress';
 	$node->stop('immediate');
 	$h->finish;
 
 	$node->start;
+	for my $idx (qw(c_k c_id))
+	{
+		$node->poll_query_until('postgres',
+			"SELECT incomplete_splits = 0 FROM blink_tree_stats('$idx')")
+		  or die "cycle $cycle: $idx not repaired";
+	}
+	$repaired += $node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = 'splits_repaired_by_worker'");
 	for my $idx (qw(c_k c_id))
 	{
 		is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
@@ -62,6 +74,8 @@ for my $cycle (1 .. 3)
 	is($node->safe_psql('postgres', "SELECT blink_check('c_k', true)"), '',
 		"cycle $cycle: blink_check after more inserts");
 }
+
+note("splits repaired by the worker over the 10 cycles: $repaired");
 
 $node->stop;
 done_testing();
