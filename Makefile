@@ -8,6 +8,7 @@
 #                        built once from Debian's source package
 #   make bench           IoT insert benchmark on a private temporary cluster
 #   make bench-keys      btree vs blink: WAL per row, random inserts, lookups
+#   make bench-splits    concurrent splits: btree vs blink with/without pools
 #   make installcheck    the suites through PGXS, against an installed build
 
 EXTENSION = blinkam
@@ -56,7 +57,7 @@ $(OBJS): $(wildcard src/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys
+.PHONY: test test-assert bench bench-keys bench-splits
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -69,3 +70,6 @@ bench:
 
 bench-keys:
 	bench/keys.sh
+
+bench-splits:
+	bench/splits.sh

@@ -92,5 +92,17 @@ is($node->safe_psql('postgres', 'SELECT string_agg(index::text, \' \' ORDER BY i
 	'p_k q2_k', "the dropped index's pool slot was reused");
 is($node->safe_psql('postgres', "SELECT blink_check('q2_k', true)"), '', 'blink_check');
 
+# 4. REINDEX gives the index a new relfilenode: its next split takes a new
+#    slot and frees the old one.
+my $old_node = $node->safe_psql('postgres',
+	"SELECT relfilenode FROM blinkam_pools() WHERE index = 'q2_k'::regclass");
+$node->safe_psql('postgres', 'REINDEX INDEX q2_k');
+$node->safe_psql('postgres', 'INSERT INTO q2 SELECT generate_series(20001, 40000)');
+is($node->safe_psql('postgres',
+		"SELECT count(*), bool_and(relfilenode = pg_relation_filenode('q2_k'))
+		   FROM blinkam_pools() WHERE index = 'q2_k'::regclass"),
+	"1|t", "after REINDEX one pool for q2_k, on its new relfilenode (old $old_node)");
+is($node->safe_psql('postgres', "SELECT blink_check('q2_k', true)"), '', 'blink_check');
+
 $node->stop;
 done_testing();
