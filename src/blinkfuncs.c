@@ -45,10 +45,11 @@ check_block(Relation rel, int64 blkno)
 static const char *
 page_type(Page page)
 {
-	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	BlinkPageOpaque opaque;
 
 	if (PageIsNew(page))
 		return "unused";
+	opaque = BlinkPageGetOpaque(page);
 	if (BlinkPageIsMeta(opaque))
 		return "meta";
 	if (BlinkPageIsLeaf(opaque))
