@@ -28,7 +28,6 @@ JOBS=${JOBS:-$(nproc)}
 . "$here/lib.sh"
 bench_start_cluster
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # --- 1. WAL per row -------------------------------------------------------
 psql_q <<'SQL'

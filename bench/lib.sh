@@ -76,3 +76,9 @@ percentile() {
 		i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR
 		printf "%.3f", v[i] / 1000 }' "$1"
 }
+
+# median of the numbers on standard input, one per line
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}

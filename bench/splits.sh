@@ -26,7 +26,6 @@ JOBS=${JOBS:-$(nproc)}
 . "$here/lib.sh"
 bench_start_cluster
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 cat >"$work/insert.sql" <<'SQL'
 \set k random(1, 9000000000000000000)

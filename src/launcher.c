@@ -47,6 +47,24 @@
 #define BLINKAM_LAUNCHER_RESTART_SECS	5
 #define BLINKAM_MAX_STARTING			16
 
+/* Describe a blinkam background process (database-connected, after recovery). */
+static void
+describe_worker(BackgroundWorker *worker, const char *function, const char *type,
+				int restart_time, Datum arg, pid_t notify_pid)
+{
+	memset(worker, 0, sizeof(BackgroundWorker));
+	worker->bgw_flags = BGWORKER_SHMEM_ACCESS |
+		BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker->bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker->bgw_restart_time = restart_time;
+	strlcpy(worker->bgw_library_name, BLINKAM_NAME, BGW_MAXLEN);
+	strlcpy(worker->bgw_function_name, function, BGW_MAXLEN);
+	strlcpy(worker->bgw_name, type, BGW_MAXLEN);
+	strlcpy(worker->bgw_type, type, BGW_MAXLEN);
+	worker->bgw_main_arg = arg;
+	worker->bgw_notify_pid = notify_pid;
+}
+
 /* Workers this launcher started and has not seen attach yet. */
 typedef struct StartedWorker
 {
@@ -125,18 +143,10 @@ launcher_dispatch(void)
 		BackgroundWorker worker;
 		BackgroundWorkerHandle *handle;
 
-		memset(&worker, 0, sizeof(worker));
-		worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
-			BGWORKER_BACKEND_DATABASE_CONNECTION;
-		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-		worker.bgw_restart_time = BGW_NEVER_RESTART;
-		strlcpy(worker.bgw_library_name, BLINKAM_NAME, BGW_MAXLEN);
-		strlcpy(worker.bgw_function_name, "blinkam_worker_main", BGW_MAXLEN);
+		describe_worker(&worker, "blinkam_worker_main", BLINKAM_WORKER_TYPE,
+						BGW_NEVER_RESTART, ObjectIdGetDatum(dbids[i]), MyProcPid);
 		snprintf(worker.bgw_name, BGW_MAXLEN, "blinkam worker for database %u",
 				 dbids[i]);
-		strlcpy(worker.bgw_type, BLINKAM_WORKER_TYPE, BGW_MAXLEN);
-		worker.bgw_main_arg = ObjectIdGetDatum(dbids[i]);
-		worker.bgw_notify_pid = MyProcPid;
 
 		if (RegisterDynamicBackgroundWorker(&worker, &handle))
 		{
@@ -154,18 +164,8 @@ blinkam_register_launcher(void)
 {
 	BackgroundWorker worker;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
-		BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BLINKAM_LAUNCHER_RESTART_SECS;
-	strlcpy(worker.bgw_library_name, BLINKAM_NAME, BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "blinkam_launcher_main", BGW_MAXLEN);
-	strlcpy(worker.bgw_name, BLINKAM_LAUNCHER_TYPE, BGW_MAXLEN);
-	strlcpy(worker.bgw_type, BLINKAM_LAUNCHER_TYPE, BGW_MAXLEN);
-	worker.bgw_main_arg = (Datum) 0;
-	worker.bgw_notify_pid = 0;
-
+	describe_worker(&worker, "blinkam_launcher_main", BLINKAM_LAUNCHER_TYPE,
+					BLINKAM_LAUNCHER_RESTART_SECS, (Datum) 0, 0);
 	RegisterBackgroundWorker(&worker);
 }
 
