@@ -15,6 +15,7 @@ EXTENSION = blinkam
 EXTVERSION = 0.1
 MODULE_big = blinkam
 OBJS = \
+	src/batch.o \
 	src/blinkam.o \
 	src/blinkbuild.o \
 	src/blinkfuncs.o \

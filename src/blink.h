@@ -277,6 +277,16 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
  * ---------------------------------------------------------------------
  */
 
+/* batch.c */
+extern Size _blink_batch_shmem_size(void);
+extern void _blink_batch_shmem_init(void);
+extern bool _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup);
+extern int	_blink_batch_collect(Relation rel, Buffer buf, Page p,
+								 uint32 *claimed, int *nclaimed, bool *inserted);
+extern void _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted);
+extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
+extern void _blink_batch_after_release(Relation rel, BlockNumber blkno);
+
 /* blinkutils.c */
 extern PGDLLEXPORT Datum blinkhandler(PG_FUNCTION_ARGS);
 extern void blink_init_reloptions(void);
@@ -301,6 +311,7 @@ extern void _blink_check_item_size(Relation rel, Size itemsz);
 extern void _blink_init_page(Page page, uint16 flags, uint16 level);
 extern void _blink_init_metapage(Page page, BlockNumber root, uint32 level);
 extern Buffer _blink_getbuf(Relation rel, BlockNumber blkno, int access);
+extern void _blink_unlock(Relation rel, Buffer buf);
 extern void _blink_relbuf(Relation rel, Buffer buf);
 extern Buffer _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno,
 								  int access);
@@ -321,6 +332,9 @@ extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
 							   int access);
 extern BlinkStack _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp,
 								int access, uint32 target_level);
+extern BlinkStack _blink_search_ext(Relation rel, BlinkScanInsert key,
+									Buffer *bufp, int access,
+									uint32 target_level, bool *nolock);
 extern Buffer _blink_get_endpoint(Relation rel, uint32 level, bool rightmost,
 								  int access);
 extern void _blink_free_stack(BlinkStack stack);

@@ -57,7 +57,11 @@ typedef struct BlinkDbRequest
 	X(POOL_MISSES, "pool_misses", "splits that found their pool empty and got a page themselves") \
 	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
 	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
-	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started")
+	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
+	X(BATCHED_INSERTS, "batched_inserts", "index tuples inserted by another backend, from a wait list") \
+	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
+	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
+	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried")
 
 typedef enum BlinkamCounter
 {
@@ -97,6 +101,7 @@ typedef enum BlinkamStopPoint
 /* guc.c */
 extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
+extern bool blinkam_batch_inserts;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;
 extern int	blinkam_pool_leaf_low;

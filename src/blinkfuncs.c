@@ -138,7 +138,7 @@ blink_page_stats(PG_FUNCTION_ARGS)
 		values[10] = Int32GetDatum(opaque->blink_nsorted);
 		values[11] = Int32GetDatum(opaque->blink_cycleid);
 	}
-	UnlockReleaseBuffer(buf);
+	_blink_relbuf(rel, buf);
 	result = build_tuple(fcinfo, values, nulls);
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_DATUM(result);
@@ -191,7 +191,7 @@ blink_page_items(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}
-	UnlockReleaseBuffer(buf);
+	_blink_relbuf(rel, buf);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }
@@ -239,7 +239,7 @@ blink_tree_stats(PG_FUNCTION_ARGS)
 			if (BlinkPageIsIncompleteSplit(opaque))
 				incomplete++;
 		}
-		UnlockReleaseBuffer(buf);
+		_blink_relbuf(rel, buf);
 	}
 
 	values[0] = Int64GetDatum(nblocks);

@@ -156,7 +156,31 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
 	}
 	else
-		stack = _blink_search(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+	{
+		bool		busy = false;
+
+		/*
+		 * If the leaf is busy, publish the tuple for the backend holding it
+		 * (batch.c); if that one inserts it, we are done without the lock.
+		 */
+		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
+								  blinkam_batch_inserts ? &busy : NULL);
+		if (busy)
+		{
+			if (_blink_batch_wait(rel, buf, itup))
+			{
+				ReleaseBuffer(buf);
+				blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+				_blink_free_stack(stack);
+				pfree(key);
+				pfree(itup);
+				return true;
+			}
+			/* we hold the page now; it may have split meanwhile */
+			_blink_checkpage(rel, buf);
+			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+		}
+	}
 
 	_blink_insert_leaf(rel, key, buf, itup, stack);
 
@@ -362,6 +386,9 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 			OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
 			int			ntail = maxoff + 1 - BlinkPageFirstDataKey(po) -
 				po->blink_nsorted;
+			uint32		claimed[256];
+			bool		inserted[256];
+			int			nclaimed;
 
 			/*
 			 * Appending keeps the WAL delta small; merge a full tail first.
@@ -377,8 +404,13 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 							false, false) == InvalidOffsetNumber)
 				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
 					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+
+			/* the tuples other backends published for this page, same record */
+			(void) _blink_batch_collect(rel, buf, p, claimed, &nclaimed, inserted);
 			GenericXLogFinish(state);
+			_blink_batch_finish(claimed, nclaimed, inserted);
 			_blink_relbuf(rel, buf);
+			_blink_batch_wake(claimed, nclaimed);
 			blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
 			return;
 		}

@@ -114,11 +114,29 @@ _blink_getbuf(Relation rel, BlockNumber blkno, int access)
 	return buf;
 }
 
+/*
+ * Unlock buf (keeping the pin).  Releasing a leaf wakes the backends that
+ * published tuples for it meanwhile (batch.c: every release of a leaf
+ * lock must, since any lock holder may have made a waiter's try fail).
+ */
+void
+_blink_unlock(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	bool		leaf = !PageIsNew(page) &&
+		BlinkPageIsLeaf(BlinkPageGetOpaque(page));
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (leaf)
+		_blink_batch_after_release(rel, BufferGetBlockNumber(buf));
+}
+
 /* Unlock and unpin. */
 void
 _blink_relbuf(Relation rel, Buffer buf)
 {
-	UnlockReleaseBuffer(buf);
+	_blink_unlock(rel, buf);
+	ReleaseBuffer(buf);
 }
 
 /*
@@ -130,7 +148,7 @@ _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
 {
 	Buffer		buf;
 
-	LockBuffer(obuf, BUFFER_LOCK_UNLOCK);
+	_blink_unlock(rel, obuf);
 	buf = ReleaseAndReadBuffer(obuf, rel, blkno);
 	LockBuffer(buf, access);
 	_blink_checkpage(rel, buf);

@@ -482,7 +482,7 @@ _blink_drop_lock_maybe_pin(IndexScanDesc scan, Buffer buf)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	_blink_unlock(scan->indexRelation, buf);
 	if (IsMVCCSnapshot(scan->xs_snapshot))
 	{
 		ReleaseBuffer(buf);

@@ -139,9 +139,54 @@ _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf, int access)
  * target level are share-locked one at a time.  The caller frees the path
  * with _blink_free_stack.
  */
+/*
+ * Get block blkno for the target level of a descent (releasing obuf, if
+ * valid, first).  With nolock, try the lock without waiting; if another
+ * backend holds the page, set *nolock and return it pinned only.
+ */
+static Buffer
+_blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
+				  bool *nolock)
+{
+	Buffer		buf;
+
+	if (nolock == NULL)
+		return BufferIsValid(obuf) ?
+			_blink_relandgetbuf(rel, obuf, blkno, access) :
+			_blink_getbuf(rel, blkno, access);
+
+	if (BufferIsValid(obuf))
+	{
+		_blink_unlock(rel, obuf);
+		buf = ReleaseAndReadBuffer(obuf, rel, blkno);
+	}
+	else
+		buf = ReadBuffer(rel, blkno);
+	if (!ConditionalLockBuffer(buf))
+	{
+		*nolock = true;
+		return buf;
+	}
+	_blink_checkpage(rel, buf);
+	return buf;
+}
+
 BlinkStack
 _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 			  uint32 target_level)
+{
+	return _blink_search_ext(rel, key, bufp, access, target_level, NULL);
+}
+
+/*
+ * _blink_search, where nolock (if not NULL) asks for the target page to
+ * be locked exclusively only if that needs no wait: if another backend
+ * holds it, the page is returned pinned but not locked, not moved right
+ * from, and *nolock is set.  The caller checks *nolock (initially false).
+ */
+BlinkStack
+_blink_search_ext(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
+				  uint32 target_level, bool *nolock)
 {
 	BlinkStack	stack = NULL;
 	BlockNumber blkno;
@@ -154,8 +199,17 @@ _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 	blkno = _blink_getroot(rel, &level, false);
 	for (;;)
 	{
-		buf = _blink_getbuf(rel, blkno,
-							level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (level == target_level)
+		{
+			buf = _blink_get_target(rel, InvalidBuffer, blkno, access, nolock);
+			if (nolock && *nolock)
+			{
+				*bufp = buf;	/* the root is the target: it is busy */
+				return NULL;
+			}
+		}
+		else
+			buf = _blink_getbuf(rel, blkno, BUFFER_LOCK_SHARE);
 
 		/*
 		 * The cached root may have split since.  Starting below the real
@@ -209,8 +263,17 @@ _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 		stack = entry;
 
 		level--;
-		buf = _blink_relandgetbuf(rel, buf, child,
-								  level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (level == target_level)
+		{
+			buf = _blink_get_target(rel, buf, child, access, nolock);
+			if (nolock && *nolock)
+			{
+				*bufp = buf;
+				return stack;
+			}
+		}
+		else
+			buf = _blink_relandgetbuf(rel, buf, child, BUFFER_LOCK_SHARE);
 	}
 
 	*bufp = buf;

@@ -236,7 +236,7 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 				opaque->blink_next < orig_blkno)
 				next = opaque->blink_next;
 		}
-		UnlockReleaseBuffer(buf);
+		_blink_relbuf(rel, buf);
 
 		if (!BlockNumberIsValid(next))
 			return;

@@ -24,6 +24,9 @@ bool		blinkam_enable_workers = true;
 
 /* Page pools (pool.c) and the per-database workers (worker.c) */
 bool		blinkam_enable_pools = true;
+
+/* Cooperative batch inserts on busy leaves (batch.c) */
+bool		blinkam_batch_inserts = true;
 int			blinkam_pool_relations = 32;
 int			blinkam_pool_size = 64;
 int			blinkam_pool_leaf_low = 8;
@@ -64,6 +67,11 @@ blinkam_define_gucs(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("blinkam.batch_inserts",
+							 "Lets an insert into a busy blink leaf be done by the backend holding it.",
+							 "When off, every insert waits for the leaf's lock and inserts itself.",
+							 &blinkam_batch_inserts, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.enable_pools",
 							 "Lets blink splits take new pages from preallocated pools.",
 							 "When off, a split finds its new page in the free space map or "

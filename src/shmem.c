@@ -49,6 +49,7 @@ blinkam_shmem_size(void)
 	size = add_size(size, MAXALIGN(_blink_splitreg_shmem_size()));
 	size = add_size(size, MAXALIGN(_blink_vacuum_shmem_size()));
 	size = add_size(size, MAXALIGN(_blink_pool_shmem_size()));
+	size = add_size(size, MAXALIGN(_blink_batch_shmem_size()));
 	return size;
 }
 
@@ -85,6 +86,7 @@ blinkam_shmem_startup(void)
 	_blink_splitreg_shmem_init();
 	_blink_vacuum_shmem_init();
 	_blink_pool_shmem_init();
+	_blink_batch_shmem_init();
 
 	LWLockRelease(AddinShmemInitLock);
 }

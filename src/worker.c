@@ -153,7 +153,7 @@ worker_repair_page(Relation rel, BlockNumber blkno)
 	flagged = !PageIsNew(page) &&
 		BlinkPageGetOpaque(page)->blink_page_id == BLINK_PAGE_ID &&
 		BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(page));
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	_blink_unlock(rel, buf);
 	if (!flagged)
 	{
 		ReleaseBuffer(buf);
@@ -163,7 +163,7 @@ worker_repair_page(Relation rel, BlockNumber blkno)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	if (!BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(buf))))
 	{
-		UnlockReleaseBuffer(buf);	/* finished meanwhile */
+		_blink_relbuf(rel, buf);	/* finished meanwhile */
 		return false;
 	}
 	/* releases buf; false if a live backend was finishing it (we waited) */

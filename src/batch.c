@@ -1,0 +1,413 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch.c
+ *	  Cooperative batch inserts on hot blink leaves.
+ *
+ * When many backends insert into the same leaf, each would wait for the
+ * exclusive page lock, then pay for its own generic WAL record (a copy
+ * and a byte-by-byte diff of the whole page) while the others wait.
+ * Instead, a backend that finds the leaf locked publishes its index tuple
+ * in its own shared-memory slot and pushes the slot onto a wait list; the
+ * backend holding the leaf for an insert takes the published tuples that
+ * belong on its page and fit, inserts them together with its own in one
+ * WAL record, and tells each waiter.  A waiter whose tuple was inserted
+ * returns without ever taking the page lock.
+ *
+ * Slots: one per backend (by pgprocno), with an atomic state:
+ *
+ *   FREE -> PENDING         the owner publishes (and pushes the slot)
+ *   PENDING -> CLAIMED      a holder takes it (CAS, under the page lock)
+ *   CLAIMED -> DONE         inserted (after the WAL record is written)
+ *   CLAIMED -> SKIPPED      handed back: not below the high key, no room
+ *   PENDING -> WITHDRAWN    the owner took the page lock itself, or was
+ *                           cancelled (CAS: a claimed slot cannot be
+ *                           withdrawn, so a tuple is never inserted twice)
+ *   DONE/SKIPPED/WITHDRAWN -> FREE   the owner, when it has read it
+ *
+ * A holder sets DONE or SKIPPED before it releases the page lock, so a
+ * waiter that gets the page lock itself always finds its slot final
+ * (never CLAIMED).
+ *
+ * Wait lists: BLINK_BATCH_BUCKETS stacks, chosen by hash of (relation,
+ * block); several pages may share one.  Push is a CAS loop on the head;
+ * pop is an exchange of the whole list with empty, so there is no ABA
+ * problem.  A holder that pops slots of other pages (or withdrawn ones)
+ * pushes the pending ones back and sets their owners' latches; "linked"
+ * tells whether a slot is still in some list, and an owner publishes only
+ * a slot that is not (else it inserts the normal way).
+ *
+ * Why no wake-up is lost.  A waiter pushes its slot, then tries the page
+ * lock once more, and only then sleeps.  Whoever releases a leaf lock
+ * (inserter, reader, VACUUM: _blink_unlock) looks at the bucket
+ * afterwards: if it is not empty, it pops it, pushes the pending slots
+ * back and wakes the first pending waiter of that page (the waiter takes
+ * the lock and serves the others) and every waiter of other pages.  Take
+ * a waiter W and the backend B whose lock made W's last try fail: B
+ * released after W's push and looked at the bucket after its release, so
+ * it found W's slot, or the slot of another waiter of the page published
+ * earlier (which, woken, takes the lock, and in turn looks at the bucket
+ * when it releases it) -- unless some backend had popped the list in
+ * between, and every backend that pops a slot either finishes it
+ * (DONE/SKIPPED, latch set after its release) or pushes it back, waking it
+ * if it is of another page.  So a published slot always has a backend
+ * coming to it.  (The atomic push, pop and state changes are full
+ * barriers.)  As a last resort a waiter also wakes every
+ * BLINK_BATCH_WAIT_MS to retry; such timeouts are counted in
+ * batch_wait_timeouts (a holder descheduled that long on an overloaded
+ * machine causes them too).
+ *
+ * Unique indexes do not batch yet: their inserters take the normal path.
+ *
+ * Lock order: no lock is taken here; a waiter holds only a pin on the
+ * page it waits for.
+ *
+ * src/batch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "access/twophase.h"
+#include "storage/bufmgr.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+#define BLINK_BATCH_BUCKETS		1024
+#define BLINK_BATCH_WAIT_MS		100
+#define BLINK_BATCH_MAX_TUPLE	256
+#define BLINK_BATCH_MAX_CLAIM	256
+
+enum
+{
+	SLOT_FREE = 0,
+	SLOT_PENDING,
+	SLOT_CLAIMED,
+	SLOT_DONE,
+	SLOT_SKIPPED,
+	SLOT_WITHDRAWN
+};
+
+typedef struct BlinkBatchSlot
+{
+	pg_atomic_uint32 state;
+	pg_atomic_uint32 linked;	/* 1 while in a wait list */
+	uint32		next;			/* next slot + 1 in its list, 0 at the end */
+	RelFileNode node;
+	BlockNumber blkno;
+	Latch	   *latch;
+	uint16		size;
+	char		tuple[BLINK_BATCH_MAX_TUPLE] pg_attribute_aligned(MAXIMUM_ALIGNOF);
+} BlinkBatchSlot;
+
+typedef struct BlinkBatchShared
+{
+	int			nslots;
+	pg_atomic_uint32 heads[BLINK_BATCH_BUCKETS];	/* slot + 1, 0: empty */
+	BlinkBatchSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} BlinkBatchShared;
+
+static BlinkBatchShared *Batch = NULL;
+
+static int
+batch_nslots(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+Size
+_blink_batch_shmem_size(void)
+{
+	return add_size(offsetof(BlinkBatchShared, slots),
+					mul_size(batch_nslots(), sizeof(BlinkBatchSlot)));
+}
+
+void
+_blink_batch_shmem_init(void)
+{
+	bool		found;
+
+	Batch = ShmemInitStruct("blinkam batch slots", _blink_batch_shmem_size(), &found);
+	if (!found)
+	{
+		Batch->nslots = batch_nslots();
+		for (int i = 0; i < BLINK_BATCH_BUCKETS; i++)
+			pg_atomic_init_u32(&Batch->heads[i], 0);
+		for (int i = 0; i < Batch->nslots; i++)
+		{
+			pg_atomic_init_u32(&Batch->slots[i].state, SLOT_FREE);
+			pg_atomic_init_u32(&Batch->slots[i].linked, 0);
+		}
+	}
+}
+
+static inline pg_atomic_uint32 *
+bucket_of(RelFileNode node, BlockNumber blkno)
+{
+	uint32		h = node.relNode * 0x9E3779B1u ^ node.dbNode * 0x85EBCA6Bu ^
+		blkno * 0xC2B2AE35u;
+
+	return &Batch->heads[(h ^ (h >> 16)) % BLINK_BATCH_BUCKETS];
+}
+
+static void
+push_slot(pg_atomic_uint32 *head, uint32 slotno)
+{
+	BlinkBatchSlot *s = &Batch->slots[slotno];
+	uint32		old = pg_atomic_read_u32(head);
+
+	pg_atomic_write_u32(&s->linked, 1);
+	do
+	{
+		s->next = old;
+		pg_write_barrier();
+	} while (!pg_atomic_compare_exchange_u32(head, &old, slotno + 1));
+}
+
+/*
+ * Pop a whole list and sort it out:
+ *   - with collect, claim the pending slots of (node, blkno) into it (up
+ *     to max; they leave the list);
+ *   - push back every other pending slot; the owners of those of other
+ *     pages are woken (their holder may have looked at the list while we
+ *     had it); of those of this page, only the first is woken, and only
+ *     if wake_one: it will take the page lock and serve the others;
+ *   - unlink withdrawn and finished slots.
+ * Returns the number claimed.
+ */
+static int
+drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
+			 bool wake_one)
+{
+	pg_atomic_uint32 *head = bucket_of(node, blkno);
+	uint32		cur = pg_atomic_exchange_u32(head, 0);
+	int			n = 0;
+
+	while (cur != 0)
+	{
+		uint32		slotno = cur - 1;
+		BlinkBatchSlot *s = &Batch->slots[slotno];
+		uint32		expected = SLOT_PENDING;
+		bool		mine;
+
+		pg_read_barrier();
+		cur = s->next;
+		mine = s->blkno == blkno && RelFileNodeEquals(s->node, node);
+
+		if (collect && mine && n < max &&
+			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
+		{
+			collect[n++] = slotno;	/* unlinked: it is in our hands now */
+			pg_atomic_write_u32(&s->linked, 0);
+		}
+		else if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
+		{
+			push_slot(head, slotno);
+			if (!mine || wake_one)
+				SetLatch(s->latch);
+			if (mine)
+				wake_one = false;
+		}
+		else
+			pg_atomic_write_u32(&s->linked, 0);
+	}
+	return n;
+}
+
+/*
+ * For a waiter: this backend wants to insert itup on the leaf in buf
+ * (pinned, not locked), which another backend holds.  Publish the tuple
+ * and wait until a holder inserts it (returns true, buf still pinned and
+ * unlocked) or this backend gets the page lock itself (returns false with
+ * buf exclusively locked and the slot withdrawn or handed back: insert the
+ * normal way).  Returns false at once, after locking buf, when batching
+ * does not apply.
+ */
+bool
+_blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup)
+{
+	BlinkBatchSlot *s;
+	uint32		slotno;
+	Size		size = IndexTupleSize(itup);
+	bool		inserted = false;
+
+	if (!blinkam_batch_inserts || size > BLINK_BATCH_MAX_TUPLE || MyProc == NULL)
+	{
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		return false;
+	}
+	slotno = MyProc->pgprocno;
+	s = &Batch->slots[slotno];
+	/* a slot still in some list cannot be reused yet */
+	if (pg_atomic_read_u32(&s->linked) != 0)
+	{
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		return false;
+	}
+
+	s->node = rel->rd_node;
+	s->blkno = BufferGetBlockNumber(buf);
+	s->latch = MyLatch;
+	s->size = size;
+	memcpy(s->tuple, itup, size);
+	pg_atomic_write_u32(&s->state, SLOT_PENDING);
+	push_slot(bucket_of(s->node, s->blkno), slotno);
+
+	for (;;)
+	{
+		uint32		st = pg_atomic_read_u32(&s->state);
+		uint32		expected = SLOT_PENDING;
+		int			rc;
+
+		if (st == SLOT_DONE || st == SLOT_SKIPPED)
+		{
+			inserted = st == SLOT_DONE;
+			if (!inserted)
+			{
+				blinkam_count(BLINKAM_COUNTER_BATCH_SKIPS, 1);
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			}
+			break;
+		}
+		if (st == SLOT_PENDING && ConditionalLockBuffer(buf))
+		{
+			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+				break;			/* we hold the page: insert ourselves */
+			/* a holder finished our slot before releasing the lock */
+			st = pg_atomic_read_u32(&s->state);
+			Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
+			inserted = st == SLOT_DONE;
+			if (inserted)
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			break;
+		}
+
+		/*
+		 * Cancel or timeout: withdraw if still pending; a claimed slot is
+		 * about to be finished by its holder, so wait for that first.
+		 */
+		if (InterruptPending && st == SLOT_PENDING &&
+			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+		{
+			pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
+			CHECK_FOR_INTERRUPTS();
+			/* interrupts that do not error out: insert the normal way */
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			return false;
+		}
+
+		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   BLINK_BATCH_WAIT_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (rc & WL_TIMEOUT)
+			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
+	}
+
+	pg_atomic_write_u32(&s->state, SLOT_FREE);
+	return inserted;
+}
+
+/*
+ * For a holder: page p is the page copy of a generic WAL record that
+ * already contains the holder's own insert into the leaf in buf (locked
+ * exclusively).  Add the published tuples of waiters that belong on it
+ * (below the high key) and fit.  Their slots are recorded in *claimed
+ * (*nclaimed); finish them with _blink_batch_finish once the record is
+ * written, before releasing the page.  Returns the number added.
+ */
+int
+_blink_batch_collect(Relation rel, Buffer buf, Page p, uint32 *claimed,
+					 int *nclaimed, bool *inserted)
+{
+	BlinkPageOpaque po = BlinkPageGetOpaque(p);
+	IndexTuple	hikey = BlinkPageIsRightmost(po) ? NULL :
+		(IndexTuple) PageGetItem(p, PageGetItemId(p, BLINK_HIKEY));
+	int			n;
+	int			added = 0;
+
+	*nclaimed = 0;
+	if (!blinkam_batch_inserts)
+		return 0;
+	n = drain_bucket(rel->rd_node, BufferGetBlockNumber(buf), claimed,
+					 BLINK_BATCH_MAX_CLAIM, false);
+	for (int i = 0; i < n; i++)
+	{
+		BlinkBatchSlot *s = &Batch->slots[claimed[i]];
+		IndexTuple	itup = (IndexTuple) s->tuple;
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+
+		inserted[i] = false;
+		if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
+			continue;			/* moved right by a split */
+		if (PageGetFreeSpace(p) < MAXALIGN(s->size))
+			continue;			/* no room: it will split */
+		if (maxoff + 1 - BlinkPageFirstDataKey(po) - po->blink_nsorted >= BLINK_MAX_TAIL)
+		{
+			_blink_sort_leaf(rel, p);
+			_blink_page_changed(p);
+		}
+		if (PageAddItem(p, (Item) itup, s->size, OffsetNumberNext(PageGetMaxOffsetNumber(p)),
+						false, false) == InvalidOffsetNumber)
+			continue;
+		inserted[i] = true;
+		added++;
+	}
+	*nclaimed = n;
+	return added;
+}
+
+/*
+ * After the WAL record is written and before the page is released: record
+ * for every claimed waiter whether its tuple went in.  (Their latches are
+ * set after the release, by _blink_batch_wake, to keep the page's lock
+ * short.)
+ */
+void
+_blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted)
+{
+	int			done = 0;
+
+	for (int i = 0; i < nclaimed; i++)
+	{
+		BlinkBatchSlot *s = &Batch->slots[claimed[i]];
+
+		pg_atomic_write_u32(&s->state, inserted[i] ? SLOT_DONE : SLOT_SKIPPED);
+		if (inserted[i])
+			done++;
+	}
+	pg_memory_barrier();
+	if (done > 0)
+	{
+		blinkam_count(BLINKAM_COUNTER_BATCHED_INSERTS, done);
+		blinkam_count(BLINKAM_COUNTER_BATCHES, 1);
+	}
+}
+
+/* After the release: wake the waiters finished by _blink_batch_finish. */
+void
+_blink_batch_wake(uint32 *claimed, int nclaimed)
+{
+	for (int i = 0; i < nclaimed; i++)
+		SetLatch(Batch->slots[claimed[i]].latch);
+}
+
+/*
+ * For a holder, after releasing the page: wake whoever published for it
+ * meanwhile (see "Why no wake-up is lost").
+ */
+void
+_blink_batch_after_release(Relation rel, BlockNumber blkno)
+{
+	if (!blinkam_batch_inserts)
+		return;
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
+		(void) drain_bucket(rel->rd_node, blkno, NULL, 0, true);
+}
