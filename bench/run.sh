@@ -12,7 +12,9 @@
 #   CLIENTS    client counts to sweep        (default "1 8 32 64 128 256")
 #   DURATION   seconds per run               (default 10)
 #   CONFIGS    configurations, from bench/configs/NAME.sql
-#                                            (default: every file there)
+#                                            (default: every file there; a
+#                                            line "-- pgoptions: ..." in one
+#                                            sets its clients' options)
 #   JOBS       pgbench threads at most       (default: number of cores)
 #   PERF=1     also `perf record -a -g` each run (needs perf)
 #
@@ -91,7 +93,11 @@ run_one() {
 		perf=$!
 	fi
 
-	(cd "$dir" && as_owner "$bindir/pgbench" -U postgres -n -M prepared \
+	# A configuration may set session options for its clients with a line
+	# "-- pgoptions: ..." (for instance to turn batching off).
+	local opts
+	opts=$(sed -n 's/^-- pgoptions: //p' "$here/configs/$config.sql")
+	(cd "$dir" && PGOPTIONS="$PGOPTIONS $opts" as_owner "$bindir/pgbench" -U postgres -n -M prepared \
 		-c "$clients" -j "$jobs" -T "$DURATION" -f "$here/iot.sql" \
 		-l --log-prefix="$dir/log") >"$dir/pgbench.out" 2>&1 ||
 		{ cat "$dir/pgbench.out" >&2; exit 1; }
