@@ -335,15 +335,20 @@ _blink_batch_collect(Relation rel, Buffer buf, Page p, uint32 *claimed,
 	*nclaimed = 0;
 	if (!blinkam_batch_inserts)
 		return 0;
+	/* tests: hold the page a while, so that waiters pile up */
+	if (blinkam_debug_batch_delay > 0)
+		pg_usleep(blinkam_debug_batch_delay * 1000L);
 	n = drain_bucket(rel->rd_node, BufferGetBlockNumber(buf), claimed,
 					 BLINK_BATCH_MAX_CLAIM, false);
+	*nclaimed = n;				/* from here on, an error must resolve them */
+	for (int i = 0; i < n; i++)
+		inserted[i] = false;
 	for (int i = 0; i < n; i++)
 	{
 		BlinkBatchSlot *s = &Batch->slots[claimed[i]];
 		IndexTuple	itup = (IndexTuple) s->tuple;
 		OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
 
-		inserted[i] = false;
 		if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
 			continue;			/* moved right by a split */
 		if (PageGetFreeSpace(p) < MAXALIGN(s->size))
@@ -359,7 +364,6 @@ _blink_batch_collect(Relation rel, Buffer buf, Page p, uint32 *claimed,
 		inserted[i] = true;
 		added++;
 	}
-	*nclaimed = n;
 	return added;
 }
 
@@ -388,6 +392,20 @@ _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted)
 		blinkam_count(BLINKAM_COUNTER_BATCHED_INSERTS, done);
 		blinkam_count(BLINKAM_COUNTER_BATCHES, 1);
 	}
+}
+
+/*
+ * The holder failed before writing its record: hand every claimed slot
+ * back (none of their tuples went in) and wake the owners, who insert
+ * their tuples themselves.
+ */
+void
+_blink_batch_abandon(uint32 *claimed, int nclaimed)
+{
+	bool		none[BLINK_BATCH_MAX_CLAIM] = {false};
+
+	_blink_batch_finish(claimed, nclaimed, none);
+	_blink_batch_wake(claimed, nclaimed);
 }
 
 /* After the release: wake the waiters finished by _blink_batch_finish. */

@@ -285,6 +285,7 @@ extern int	_blink_batch_collect(Relation rel, Buffer buf, Page p,
 								 uint32 *claimed, int *nclaimed, bool *inserted);
 extern void _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted);
 extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
+extern void _blink_batch_abandon(uint32 *claimed, int nclaimed);
 extern void _blink_batch_after_release(Relation rel, BlockNumber blkno);
 
 /* blinkutils.c */

@@ -92,7 +92,8 @@ typedef enum BlinkamStopPoint
 	BLINKAM_STOP_NONE = 0,
 	BLINKAM_STOP_AFTER_LEAF_SPLIT,
 	BLINKAM_STOP_AFTER_PARENT_SPLIT,
-	BLINKAM_STOP_BEFORE_NEW_ROOT
+	BLINKAM_STOP_BEFORE_NEW_ROOT,
+	BLINKAM_STOP_IN_BATCH
 } BlinkamStopPoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -112,6 +113,7 @@ extern int	blinkam_worker_idle_timeout;
 extern int	blinkam_repair_delay;
 extern int	blinkam_debug_stop_at;
 extern int	blinkam_debug_stop_action;
+extern int	blinkam_debug_batch_delay;
 extern void blinkam_define_gucs(void);
 extern void blinkam_debug_stop(BlinkamStopPoint point);
 

@@ -361,6 +361,30 @@ _blink_fits(Page page, Size itemsz)
 }
 
 /*
+ * Add the tuples other backends published for the leaf in buf to its page
+ * copy p (batch.c), resolving the claimed slots if anything fails before
+ * the record is written: none of their tuples is in then, so they are all
+ * handed back to their owners.
+ */
+static void
+_blink_collect_batch(Relation rel, Buffer buf, Page p, uint32 *claimed,
+					 int *nclaimed, bool *inserted)
+{
+	*nclaimed = 0;
+	PG_TRY();
+	{
+		(void) _blink_batch_collect(rel, buf, p, claimed, nclaimed, inserted);
+		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
+	}
+	PG_CATCH();
+	{
+		_blink_batch_abandon(claimed, *nclaimed);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/*
  * Insert itup on the leaf in buf (exclusively locked, the page whose range
  * covers key), splitting it if needed.  Releases buf.
  */
@@ -405,8 +429,13 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
 					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
 
-			/* the tuples other backends published for this page, same record */
-			(void) _blink_batch_collect(rel, buf, p, claimed, &nclaimed, inserted);
+			/*
+			 * The tuples other backends published for this page go into the
+			 * same record.  Claimed slots must be resolved whatever happens:
+			 * if anything fails before the record is written, none of their
+			 * tuples is in, so they are all handed back.
+			 */
+			_blink_collect_batch(rel, buf, p, claimed, &nclaimed, inserted);
 			GenericXLogFinish(state);
 			_blink_batch_finish(claimed, nclaimed, inserted);
 			_blink_relbuf(rel, buf);

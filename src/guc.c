@@ -39,12 +39,14 @@ int			blinkam_repair_delay = 10;
 /* Test support: stop a split cascade at a named point (superuser only). */
 int			blinkam_debug_stop_at = BLINKAM_STOP_NONE;
 int			blinkam_debug_stop_action = BLINKAM_STOP_ERROR;
+int			blinkam_debug_batch_delay = 0;
 
 static const struct config_enum_entry stop_at_options[] = {
 	{"none", BLINKAM_STOP_NONE, false},
 	{"after_leaf_split", BLINKAM_STOP_AFTER_LEAF_SPLIT, false},
 	{"after_parent_split", BLINKAM_STOP_AFTER_PARENT_SPLIT, false},
 	{"before_new_root", BLINKAM_STOP_BEFORE_NEW_ROOT, false},
+	{"in_batch", BLINKAM_STOP_IN_BATCH, false},
 	{NULL, 0, false}
 };
 
@@ -125,7 +127,9 @@ blinkam_define_gucs(void)
 							 "cascade stops there, leaving an incomplete split on disk: "
 							 "after_leaf_split (before the downlink of a new leaf is inserted), "
 							 "after_parent_split (after an internal page split), "
-							 "before_new_root (after the root split, before the new root).",
+							 "before_new_root (after the root split, before the new root), "
+							 "in_batch (a leaf insert has claimed other backends' published "
+							 "tuples and not yet written its record).",
 							 &blinkam_debug_stop_at,
 							 BLINKAM_STOP_NONE, stop_at_options,
 							 PGC_SUSET, 0,
@@ -137,6 +141,13 @@ blinkam_define_gucs(void)
 							 BLINKAM_STOP_ERROR, stop_action_options,
 							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("blinkam.debug_batch_delay",
+							"Makes a leaf insert hold the page this long before taking the "
+							"tuples other backends published (for tests).",
+							NULL,
+							&blinkam_debug_batch_delay, 0, 0, 60000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved(BLINKAM_NAME);
 }

@@ -1,0 +1,154 @@
+# Cooperative batch inserts, forced interleavings.  A holder made to keep
+# the leaf (blinkam.debug_batch_delay) lets other inserters publish their
+# tuples while it holds it; then:
+#   1. it inserts them in its batch, and they return without the lock;
+#   2. a waiter cancelled while published (statement_timeout) withdraws,
+#      and its tuple is never inserted;
+#   3. a holder that errors out after claiming waiters' tuples hands them
+#      back, and the waiters insert them themselves;
+#   4. tuples that do not fit are handed back, and their owners split.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my $node = PostgreSQL::Test::Cluster->new('batchcases');
+$node->init;
+$node->append_conf('postgresql.conf', qq(
+shared_preload_libraries = 'blinkam'
+max_connections = 60
+));
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
+
+# Run SQL in a background psql; returns [handle, \$out, \$err].
+sub bg
+{
+	my ($sql) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
+		'>', \$out, '2>', \$err);
+	return [ $h, \$out, \$err ];
+}
+
+sub counter
+{
+	my ($name) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
+}
+
+# Wait until n backends are waiting for a batch (wait event Extension on an
+# INSERT into the given table).
+sub wait_for_waiters
+{
+	my ($table, $n) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) >= $n FROM pg_stat_activity
+		  WHERE wait_event_type = 'Extension' AND query LIKE 'INSERT INTO $table %'
+		    AND pid <> pg_backend_pid()")
+	  or die "no $n waiters";
+}
+
+# How many items with this key text are in the index (high keys aside)?
+sub entries
+{
+	my ($index, $keytext) = @_;
+	return $node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('$index') / 8192 - 1) b,
+	LATERAL blink_page_items('$index', b) i
+ WHERE i.key = '$keytext' AND NOT i.is_highkey));
+}
+
+# --- 1. a batch of two waiters
+$node->safe_psql('postgres', q(
+CREATE TABLE h1 (k bigint);
+CREATE INDEX h1_k ON h1 USING blink (k);
+INSERT INTO h1 SELECT generate_series(1, 100);
+SELECT blinkam_reset_stats();
+));
+my $a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h1 VALUES (1000)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
+  or die 'holder did not start';
+sleep(1);	# let it reach the page and its delay
+my $b = bg("INSERT INTO h1 VALUES (1001)");
+my $c = bg("INSERT INTO h1 VALUES (1002)");
+wait_for_waiters('h1', 2);
+$_->[0]->finish for ($a, $b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
+is(counter('batched_inserts'), '2', "the holder inserted both waiters' tuples");
+is(counter('batches'), '1', 'in one batch');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k >= 1000'), '3', 'all three rows');
+is(entries('h1_k', '(1001)') . entries('h1_k', '(1002)'), '11', 'each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 2. a waiter cancelled while published
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = bg("SET blinkam.debug_batch_delay = 4000; INSERT INTO h1 VALUES (2000)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
+  or die 'holder did not start';
+sleep(1);
+$b = bg("SET statement_timeout = '500ms'; INSERT INTO h1 VALUES (2001)");
+$c = bg("INSERT INTO h1 VALUES (2002)");
+$b->[0]->finish;
+like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
+	'the published waiter was cancelled');
+$_->[0]->finish for ($a, $c);
+is(counter('batched_inserts'), '1', 'only the remaining waiter was batched');
+is(entries('h1_k', '(2001)'), '0', "the cancelled waiter's tuple was never inserted");
+is(entries('h1_k', '(2002)'), '1', "the other waiter's tuple is in once");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k >= 2000'), '2', 'rows');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 3. the holder errors out after claiming the waiters' tuples
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = bg("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;
+	INSERT INTO h1 VALUES (3000)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
+  or die 'holder did not start';
+sleep(1);
+$b = bg("INSERT INTO h1 VALUES (3001)");
+$c = bg("INSERT INTO h1 VALUES (3002)");
+wait_for_waiters('h1', 2);
+$_->[0]->finish for ($a, $b, $c);
+like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
+ok(counter('batch_skips') >= 2, 'their tuples were handed back');
+is(counter('batched_inserts'), '0', 'and not inserted by the failed holder');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k >= 3000'),
+	'3001 3002', "the waiters' rows are there, the holder's is not");
+is(entries('h1_k', '(3001)') . entries('h1_k', '(3002)'), '11', 'each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 4. a batch that does not fit: the rest splits the page
+$node->safe_psql('postgres', q(
+CREATE TABLE h4 (t text);
+CREATE INDEX h4_t ON h4 USING blink (t) WITH (fillfactor = 100);
+INSERT INTO h4 SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
+SELECT blinkam_reset_stats();
+));
+is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('h4_t')"), '1',
+	'one leaf, nearly full');
+$a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h4 VALUES (lpad('1000', 200, '0'))");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h4%' AND state = 'active' AND pid <> pg_backend_pid()")
+  or die 'holder did not start';
+sleep(1);
+my @w = map { bg("INSERT INTO h4 VALUES (lpad('" . (1000 + $_) . "', 200, '0'))") } 1 .. 12;
+wait_for_waiters('h4', 12);
+$_->[0]->finish for ($a, @w);
+is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
+ok(counter('batched_inserts') > 0, 'some tuples went into the batch');
+ok(counter('batch_skips') > 0, 'the others were handed back');
+ok(counter('splits') > 0, 'and their owners split the page');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h4'), '43', 'all rows');
+is($node->safe_psql('postgres', "SELECT blink_check('h4_t', true)"), '', 'blink_check');
+
+$node->stop;
+done_testing();
