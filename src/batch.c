@@ -56,7 +56,10 @@
  * batch_wait_timeouts (a holder descheduled that long on an overloaded
  * machine causes them too).
  *
- * Unique indexes do not batch yet: their inserters take the normal path.
+ * Unique indexes: a waiter with a uniqueness check to do asks the holder
+ * to do it (blinkinsert.c), against the holder's page as already updated
+ * by the batch; any conflict hands the tuple back, and the waiter does its
+ * check itself (raising the error, or waiting for the other transaction).
  *
  * Lock order: no lock is taken here; a waiter holds only a pin on the
  * page it waits for.
@@ -83,7 +86,7 @@
 #define BLINK_BATCH_BUCKETS		1024
 #define BLINK_BATCH_WAIT_MS		100
 #define BLINK_BATCH_MAX_TUPLE	256
-#define BLINK_BATCH_MAX_CLAIM	256
+#define BLINK_BATCH_MAX_CLAIM	BLINK_BATCH_CLAIM_MAX
 
 enum
 {
@@ -103,6 +106,7 @@ typedef struct BlinkBatchSlot
 	RelFileNode node;
 	BlockNumber blkno;
 	Latch	   *latch;
+	bool		unique;			/* the holder must check uniqueness */
 	uint16		size;
 	char		tuple[BLINK_BATCH_MAX_TUPLE] pg_attribute_aligned(MAXIMUM_ALIGNOF);
 } BlinkBatchSlot;
@@ -231,7 +235,7 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
  * does not apply.
  */
 bool
-_blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup)
+_blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
@@ -255,6 +259,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup)
 	s->node = rel->rd_node;
 	s->blkno = BufferGetBlockNumber(buf);
 	s->latch = MyLatch;
+	s->unique = unique;
 	s->size = size;
 	memcpy(s->tuple, itup, size);
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
@@ -315,56 +320,32 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup)
 }
 
 /*
- * For a holder: page p is the page copy of a generic WAL record that
- * already contains the holder's own insert into the leaf in buf (locked
- * exclusively).  Add the published tuples of waiters that belong on it
- * (below the high key) and fit.  Their slots are recorded in *claimed
- * (*nclaimed); finish them with _blink_batch_finish once the record is
- * written, before releasing the page.  Returns the number added.
+ * For a holder of the leaf blkno of rel (locked exclusively, its own
+ * tuple already on the page copy of its record): claim the tuples other
+ * backends published for it, up to max, into claimed.  Returns how many.
+ * The caller decides for each (blinkinsert.c) and must resolve every
+ * claimed slot with _blink_batch_finish, or _blink_batch_abandon on error.
  */
 int
-_blink_batch_collect(Relation rel, Buffer buf, Page p, uint32 *claimed,
-					 int *nclaimed, bool *inserted)
+_blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed, int max)
 {
-	BlinkPageOpaque po = BlinkPageGetOpaque(p);
-	IndexTuple	hikey = BlinkPageIsRightmost(po) ? NULL :
-		(IndexTuple) PageGetItem(p, PageGetItemId(p, BLINK_HIKEY));
-	int			n;
-	int			added = 0;
-
-	*nclaimed = 0;
 	if (!blinkam_batch_inserts)
 		return 0;
 	/* tests: hold the page a while, so that waiters pile up */
 	if (blinkam_debug_batch_delay > 0)
 		pg_usleep(blinkam_debug_batch_delay * 1000L);
-	n = drain_bucket(rel->rd_node, BufferGetBlockNumber(buf), claimed,
-					 BLINK_BATCH_MAX_CLAIM, false);
-	*nclaimed = n;				/* from here on, an error must resolve them */
-	for (int i = 0; i < n; i++)
-		inserted[i] = false;
-	for (int i = 0; i < n; i++)
-	{
-		BlinkBatchSlot *s = &Batch->slots[claimed[i]];
-		IndexTuple	itup = (IndexTuple) s->tuple;
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+	return drain_bucket(rel->rd_node, blkno, claimed, Min(max, BLINK_BATCH_MAX_CLAIM),
+						false);
+}
 
-		if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
-			continue;			/* moved right by a split */
-		if (PageGetFreeSpace(p) < MAXALIGN(s->size))
-			continue;			/* no room: it will split */
-		if (maxoff + 1 - BlinkPageFirstDataKey(po) - po->blink_nsorted >= BLINK_MAX_TAIL)
-		{
-			_blink_sort_leaf(rel, p);
-			_blink_page_changed(p);
-		}
-		if (PageAddItem(p, (Item) itup, s->size, OffsetNumberNext(PageGetMaxOffsetNumber(p)),
-						false, false) == InvalidOffsetNumber)
-			continue;
-		inserted[i] = true;
-		added++;
-	}
-	return added;
+/* The tuple published in a claimed slot; *unique if it needs a check. */
+IndexTuple
+_blink_batch_tuple(uint32 slotno, bool *unique)
+{
+	BlinkBatchSlot *s = &Batch->slots[slotno];
+
+	*unique = s->unique;
+	return (IndexTuple) s->tuple;
 }
 
 /*

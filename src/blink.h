@@ -280,9 +280,12 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
 /* batch.c */
 extern Size _blink_batch_shmem_size(void);
 extern void _blink_batch_shmem_init(void);
-extern bool _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup);
-extern int	_blink_batch_collect(Relation rel, Buffer buf, Page p,
-								 uint32 *claimed, int *nclaimed, bool *inserted);
+#define BLINK_BATCH_CLAIM_MAX	256
+extern bool _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup,
+							  bool unique);
+extern int	_blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed,
+							   int max);
+extern IndexTuple _blink_batch_tuple(uint32 slotno, bool *unique);
 extern void _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted);
 extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
 extern void _blink_batch_abandon(uint32 *claimed, int nclaimed);

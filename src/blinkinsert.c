@@ -55,7 +55,8 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 IndexUniqueCheck checkUnique,
 										 bool *is_unique,
 										 uint32 *speculativeToken);
-static void _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
+static void _blink_insert_leaf(Relation rel, Relation heapRel,
+							   BlinkScanInsert key, Buffer buf,
 							   IndexTuple itup, BlinkStack stack);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 OffsetNumber newoff, Buffer childbuf,
@@ -113,8 +114,35 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 */
 		key->heaptid = NULL;
 		key->nextkey = false;
-		stack = _blink_search(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
-		blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
+		{
+			bool		busy = false;
+			bool		batch = blinkam_batch_inserts &&
+				checkUnique == UNIQUE_CHECK_YES;
+
+			stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
+									  batch ? &busy : NULL);
+			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
+
+			/*
+			 * The first leaf for the key is busy: the backend holding it may
+			 * check and insert our tuple in its batch (batch.c); if it hands
+			 * it back, we do it all ourselves below.
+			 */
+			if (busy)
+			{
+				if (_blink_batch_wait(rel, buf, itup, true))
+				{
+					ReleaseBuffer(buf);
+					blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+					_blink_free_stack(stack);
+					pfree(key);
+					pfree(itup);
+					return true;
+				}
+				_blink_checkpage(rel, buf);
+				buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+			}
+		}
 
 		for (;;)
 		{
@@ -167,7 +195,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 								  blinkam_batch_inserts ? &busy : NULL);
 		if (busy)
 		{
-			if (_blink_batch_wait(rel, buf, itup))
+			if (_blink_batch_wait(rel, buf, itup, false))
 			{
 				ReleaseBuffer(buf);
 				blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
@@ -182,7 +210,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
-	_blink_insert_leaf(rel, key, buf, itup, stack);
+	_blink_insert_leaf(rel, heapRel, key, buf, itup, stack);
 
 	_blink_free_stack(stack);
 	pfree(key);
@@ -190,19 +218,6 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	return is_unique;
 }
 
-/*
- * Look for live rows with the same user key as itup, on the leaf in buf
- * (exclusively locked, the first leaf where the key can appear) and on
- * its right siblings, which are share-locked one at a time while buf
- * stays locked.
- *
- * Returns the xid to wait for if such a row's inserter or deleter is still
- * in progress (with *speculativeToken set for a speculative insertion);
- * InvalidTransactionId otherwise.  A committed live duplicate raises the
- * unique violation, except with UNIQUE_CHECK_PARTIAL, where *is_unique is
- * set false instead.  On return buf is still locked; every other page
- * this function locked has been released.
- */
 /* Outcome of looking at one equal-key item in _blink_check_unique. */
 typedef enum UniqueItemResult
 {
@@ -215,7 +230,7 @@ static UniqueItemResult
 _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
 						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
-						 uint32 *speculativeToken)
+						 uint32 *speculativeToken, bool on_behalf)
 {
 	ItemId		iid = PageGetItemId(page, offnum);
 	ItemPointerData htid;
@@ -247,43 +262,49 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 
 	/*
 	 * A committed live duplicate.  If our own row is no longer visible to
-	 * us (deleted later in our own transaction), there is no conflict.
+	 * us (deleted later in our own transaction), there is no conflict.  A
+	 * holder checking for another backend cannot tell (SnapshotSelf is its
+	 * own transaction's view): it reports the duplicate, and the waiter
+	 * decides by checking again itself.
 	 */
-	if (!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
+	if (!on_behalf &&
+		!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
 		return UNIQUE_ITEM_OK;
 	return UNIQUE_ITEM_VIOLATION;
 }
 
 /*
  * Look for live rows with the same user key as itup, on the leaf in buf
- * (exclusively locked, the first leaf where the key can appear) and on
- * its right siblings, which are share-locked one at a time while buf
- * stays locked.  key is itup's key without the heap TID.
+ * (exclusively locked, the first leaf where the key can appear; its
+ * contents are read from firstpage if given -- the page copy of a record
+ * being built, which means the check is done on behalf of another backend)
+ * and on its right siblings, which are share-locked one at a
+ * time while buf stays locked.  key is itup's key without the heap TID.
  *
- * Returns the xid to wait for if such a row's inserter or deleter is still
- * in progress (with *speculativeToken set for a speculative insertion);
- * InvalidTransactionId otherwise.  A committed live duplicate raises the
- * unique violation, except with UNIQUE_CHECK_PARTIAL, where *is_unique is
- * set false instead.  On return buf is still locked; every other page
- * this function locked has been released.
+ * Returns UNIQUE_ITEM_WAIT with *xwait (and *speculativeToken) set if such
+ * a row's inserter or deleter is still in progress, UNIQUE_ITEM_VIOLATION
+ * for a committed live duplicate (with UNIQUE_CHECK_PARTIAL, *is_unique is
+ * set false instead), UNIQUE_ITEM_OK otherwise.  Never raises the
+ * violation itself.  On return buf is still locked; every other page this
+ * function locked has been released.
  */
-static TransactionId
-_blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
-					Buffer buf, BlinkScanInsert key,
-					IndexUniqueCheck checkUnique, bool *is_unique,
-					uint32 *speculativeToken)
+static UniqueItemResult
+_blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
+				   Buffer buf, Page firstpage, BlinkScanInsert key,
+				   IndexUniqueCheck checkUnique, bool *is_unique,
+				   TransactionId *xwait, uint32 *speculativeToken)
 {
 	SnapshotData SnapshotDirty;
 	Buffer		nbuf = InvalidBuffer;
 	Buffer		cur = buf;
-	TransactionId xwait = InvalidTransactionId;
 	UniqueItemResult res = UNIQUE_ITEM_OK;
 
 	InitDirtySnapshot(SnapshotDirty);
+	*xwait = InvalidTransactionId;
 
 	for (;;)
 	{
-		Page		page = BufferGetPage(cur);
+		Page		page = (cur == buf && firstpage) ? firstpage : BufferGetPage(cur);
 		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
 		OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
 		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
@@ -297,7 +318,8 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 				break;
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
-										   is_unique, &xwait, speculativeToken);
+										   is_unique, xwait, speculativeToken,
+										   firstpage != NULL);
 		}
 		/* ... and anywhere in the unsorted tail. */
 		for (offnum = sortedEnd; offnum <= maxoff && res == UNIQUE_ITEM_OK; offnum++)
@@ -306,7 +328,8 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 				continue;
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
-										   is_unique, &xwait, speculativeToken);
+										   is_unique, xwait, speculativeToken,
+										   firstpage != NULL);
 		}
 		if (res != UNIQUE_ITEM_OK)
 			break;
@@ -331,6 +354,23 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 
 	if (nbuf != InvalidBuffer)
 		_blink_relbuf(rel, nbuf);
+	return res;
+}
+
+/*
+ * The uniqueness check of an insert (see _blink_unique_scan): returns the
+ * xid to wait for, or InvalidTransactionId; raises the unique violation.
+ */
+static TransactionId
+_blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
+					Buffer buf, BlinkScanInsert key,
+					IndexUniqueCheck checkUnique, bool *is_unique,
+					uint32 *speculativeToken)
+{
+	TransactionId xwait;
+	UniqueItemResult res = _blink_unique_scan(rel, itup, heapRel, buf, NULL,
+											  key, checkUnique, is_unique,
+											  &xwait, speculativeToken);
 
 	if (res == UNIQUE_ITEM_VIOLATION)
 	{
@@ -361,19 +401,82 @@ _blink_fits(Page page, Size itemsz)
 }
 
 /*
+ * May the published tuple itup go onto page p, the page copy of the
+ * holder's record for the leaf in buf?  It must belong there (below the
+ * high key), fit, and -- if unique -- pass the uniqueness check against p
+ * as the batch has made it so far, with nothing to wait for.  Anything
+ * else hands it back to its backend, which then does it all itself.
+ */
+static bool
+_blink_batch_accept(Relation rel, Relation heapRel, Buffer buf, Page p,
+					IndexTuple itup, bool unique)
+{
+	BlinkPageOpaque po = BlinkPageGetOpaque(p);
+	IndexTuple	hikey = BlinkPageIsRightmost(po) ? NULL :
+		(IndexTuple) PageGetItem(p, PageGetItemId(p, BLINK_HIKEY));
+
+	if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
+		return false;			/* moved right by a split */
+	if (PageGetFreeSpace(p) < MAXALIGN(IndexTupleSize(itup)))
+		return false;			/* no room: it will split */
+	if (unique)
+	{
+		BlinkScanInsert key = _blink_mkscankey(rel, itup);
+		bool		is_unique = true;
+		TransactionId xwait;
+		uint32		token;
+		UniqueItemResult res;
+
+		key->heaptid = NULL;
+		key->nextkey = false;
+		res = _blink_unique_scan(rel, itup, heapRel, buf, p, key,
+								 UNIQUE_CHECK_YES, &is_unique, &xwait, &token);
+		pfree(key);
+		if (res != UNIQUE_ITEM_OK)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Add the tuples other backends published for the leaf in buf to its page
  * copy p (batch.c), resolving the claimed slots if anything fails before
  * the record is written: none of their tuples is in then, so they are all
  * handed back to their owners.
  */
 static void
-_blink_collect_batch(Relation rel, Buffer buf, Page p, uint32 *claimed,
-					 int *nclaimed, bool *inserted)
+_blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
+					 uint32 *claimed, int *nclaimed, bool *inserted)
 {
 	*nclaimed = 0;
 	PG_TRY();
 	{
-		(void) _blink_batch_collect(rel, buf, p, claimed, nclaimed, inserted);
+		int			n = _blink_batch_claim(rel, BufferGetBlockNumber(buf), claimed,
+										   BLINK_BATCH_CLAIM_MAX);
+
+		*nclaimed = n;
+		for (int i = 0; i < n; i++)
+			inserted[i] = false;
+		for (int i = 0; i < n; i++)
+		{
+			bool		unique;
+			IndexTuple	itup = _blink_batch_tuple(claimed[i], &unique);
+			BlinkPageOpaque po = BlinkPageGetOpaque(p);
+
+			if (!_blink_batch_accept(rel, heapRel, buf, p, itup, unique))
+				continue;
+			if (PageGetMaxOffsetNumber(p) + 1 - BlinkPageFirstDataKey(po) -
+				po->blink_nsorted >= BLINK_MAX_TAIL)
+			{
+				_blink_sort_leaf(rel, p);
+				_blink_page_changed(p);
+			}
+			if (PageAddItem(p, (Item) itup, IndexTupleSize(itup),
+							OffsetNumberNext(PageGetMaxOffsetNumber(p)),
+							false, false) == InvalidOffsetNumber)
+				continue;
+			inserted[i] = true;
+		}
 		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
 	}
 	PG_CATCH();
@@ -389,8 +492,8 @@ _blink_collect_batch(Relation rel, Buffer buf, Page p, uint32 *claimed,
  * covers key), splitting it if needed.  Releases buf.
  */
 static void
-_blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
-				   IndexTuple itup, BlinkStack stack)
+_blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
+				   Buffer buf, IndexTuple itup, BlinkStack stack)
 {
 	Size		itemsz = IndexTupleSize(itup);
 
@@ -410,8 +513,8 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 			OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
 			int			ntail = maxoff + 1 - BlinkPageFirstDataKey(po) -
 				po->blink_nsorted;
-			uint32		claimed[256];
-			bool		inserted[256];
+			uint32		claimed[BLINK_BATCH_CLAIM_MAX];
+			bool		inserted[BLINK_BATCH_CLAIM_MAX];
 			int			nclaimed;
 
 			/*
@@ -435,7 +538,7 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key, Buffer buf,
 			 * if anything fails before the record is written, none of their
 			 * tuples is in, so they are all handed back.
 			 */
-			_blink_collect_batch(rel, buf, p, claimed, &nclaimed, inserted);
+			_blink_collect_batch(rel, heapRel, buf, p, claimed, &nclaimed, inserted);
 			GenericXLogFinish(state);
 			_blink_batch_finish(claimed, nclaimed, inserted);
 			_blink_relbuf(rel, buf);

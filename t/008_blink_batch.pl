@@ -1,7 +1,8 @@
 # Cooperative batch inserts under many clients: 64 clients insert at the
-# right edge of blink indexes (the IoT schema, non-unique indexes) so the
-# hot leaf is busy; counters show that backends inserted each other's
-# tuples; afterwards every row is in every index exactly once.
+# right edge of blink indexes (the IoT schema), at random keys, and at
+# colliding keys of a unique index; counters show that backends inserted
+# each other's tuples; afterwards every row is in every index exactly once
+# and no unique key appears twice.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -23,6 +24,8 @@ CREATE INDEX iot_st ON iot USING blink (sensor_id, ts);
 CREATE INDEX iot_ts ON iot USING blink (ts);
 CREATE TABLE r (k bigint);
 CREATE INDEX r_k ON r USING blink (k);
+CREATE TABLE u (k int, who int);
+CREATE UNIQUE INDEX u_k ON u USING blink (k);
 SELECT blinkam_reset_stats();
 ));
 
@@ -42,6 +45,18 @@ $node->pgbench(
 INSERT INTO r VALUES (:k);
 ) });
 
+# 64 clients fighting over 5000 keys of a unique index
+$node->pgbench(
+	'--no-vacuum --client=64 --jobs=2 --transactions=300',
+	0, [qr{processed: 19200/19200}], [qr{^$}],
+	'unique inserts with collisions, 64 clients',
+	{ '008_unique' => q(
+\set k random(1, 5000)
+DO $$ BEGIN INSERT INTO u VALUES (:k, :client_id); EXCEPTION WHEN unique_violation THEN NULL; END $$;
+) });
+is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT k) FROM u'), 't',
+	'no key of the unique index twice');
+
 my $batched = $node->safe_psql('postgres',
 	"SELECT value FROM blinkam_stats() WHERE name = 'batched_inserts'");
 my $batches = $node->safe_psql('postgres',
@@ -52,7 +67,7 @@ ok($batches > 0 && $batched >= $batches, 'batches counted');
 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM iot'), '192000', 'every IoT row');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r'), '19200', 'every random row');
-for my $idx (qw(iot_st iot_ts r_k))
+for my $idx (qw(iot_st iot_ts r_k u_k))
 {
 	is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
 		"blink_check($idx, heapallindexed): every row indexed once");

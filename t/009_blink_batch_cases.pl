@@ -6,7 +6,9 @@
 #      and its tuple is never inserted;
 #   3. a holder that errors out after claiming waiters' tuples hands them
 #      back, and the waiters insert them themselves;
-#   4. tuples that do not fit are handed back, and their owners split.
+#   4. tuples that do not fit are handed back, and their owners split;
+#   5. in a unique index, two waiters with the same key: at most one is
+#      accepted into the batch, and the other reports the violation.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -149,6 +151,33 @@ ok(counter('batch_skips') > 0, 'the others were handed back');
 ok(counter('splits') > 0, 'and their owners split the page');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h4'), '43', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('h4_t', true)"), '', 'blink_check');
+
+# --- 5. unique index: two waiters with the same key in one batch; at
+#       most one is accepted, the other finds it and reports the violation
+$node->safe_psql('postgres', q(
+CREATE TABLE h5 (k int);
+CREATE UNIQUE INDEX h5_k ON h5 USING blink (k);
+INSERT INTO h5 SELECT generate_series(1, 100);
+SELECT blinkam_reset_stats();
+));
+$a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h5 VALUES (1000)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h5%' AND state = 'active' AND pid <> pg_backend_pid()")
+  or die 'holder did not start';
+sleep(1);
+$b = bg("INSERT INTO h5 VALUES (500)");
+$c = bg("INSERT INTO h5 VALUES (500)");
+my $d = bg("INSERT INTO h5 VALUES (501)");
+wait_for_waiters('h5', 3);
+$_->[0]->finish for ($a, $b, $c, $d);
+my @errs = grep { ${ $_->[2] } =~ /duplicate key value violates unique constraint "h5_k"/ } ($b, $c);
+is(scalar(@errs), 1, 'exactly one of the two same-key waiters got the unique violation');
+is(${ $d->[2] }, '', 'the other waiter succeeded');
+ok(counter('batched_inserts') >= 2, 'the holder inserted the first same-key tuple and the other key');
+ok(counter('batch_skips') >= 1, 'the second same-key tuple was handed back');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h5 WHERE k = 500'), '1', 'key 500 once');
+is(entries('h5_k', '(500)'), '1', 'one index entry for key 500');
+is($node->safe_psql('postgres', "SELECT blink_check('h5_k', true)"), '', 'blink_check');
 
 $node->stop;
 done_testing();
