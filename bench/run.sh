@@ -67,7 +67,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 results=$here/results
 mkdir -p "$results"
 csv=$results/iot-$stamp.csv
-echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,top_waits" >"$csv"
+echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,avg_batch,top_waits" >"$csv"
 
 run_one() {
 	local config=$1 clients=$2 jobs dir lsn0 lsn1 tps rows waits
@@ -75,7 +75,8 @@ run_one() {
 	dir=$work/run-$config-$clients
 	mkdir -p "$dir" && chown "$owner" "$dir"
 
-	psql_q -c "DROP TABLE IF EXISTS measure" -f "$here/configs/$config.sql" -c "CHECKPOINT"
+	psql_q -c "DROP TABLE IF EXISTS measure" -f "$here/configs/$config.sql" -c "CHECKPOINT" \
+		-c "SELECT blinkam_reset_stats()" >/dev/null
 	lsn0=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
 
 	as_owner "$bindir/psql" -U postgres -X -q -At -v ON_ERROR_STOP=1 \
@@ -115,6 +116,10 @@ run_one() {
 			round(pg_wal_lsn_diff('$lsn1', '$lsn0') / greatest($rows, 1)),
 			round(pg_table_size('measure') / 1048576.0, 1),
 			round(pg_indexes_size('measure') / 1048576.0, 1),
+			(SELECT CASE WHEN b.value > 0
+					THEN round((bi.value + b.value)::numeric / b.value, 2)::text ELSE '-' END
+			   FROM blinkam_stats() b, blinkam_stats() bi
+			  WHERE b.name = 'batches' AND bi.name = 'batched_inserts'),
 			'$waits'" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
@@ -132,17 +137,18 @@ png=$results/iot-$stamp.png
 {
 	echo "IoT insert benchmark, $stamp: $(nproc) cores, synchronous_commit = off,"
 	echo "${DURATION}s per run, configurations run alternately in one cluster."
-	echo "TPS ratio: against heap_btree at the same client count."
+	echo "TPS ratio: against heap_btree at the same client count.  avg batch: index"
+	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
 	echo
-	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | top wait events |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | top wait events |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	awk -F, 'NR > 1 { row[NR] = $0; if ($1 == "heap_btree") base[$2] = $3 }
 		END {
 			for (i = 2; i <= NR; i++) {
 				split(row[i], f, ",")
 				ratio = (f[2] in base && base[f[2]] > 0) ? sprintf("%.2f", f[3] / base[f[2]]) : "-"
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11], f[12]
 			}
 		}' "$csv"
 } >"$md"
