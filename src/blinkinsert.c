@@ -69,6 +69,28 @@ static void _blink_newroot(Relation rel, BlinkSplitInfo *info);
 static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
 
 /*
+ * The leaf in *bufp is busy: it is pinned, not locked, because another
+ * backend holds it.  Publish itup for that backend (batch.c).  Returns true
+ * if it inserted the tuple (the pin is released); false with *bufp
+ * exclusively locked on the page where key belongs now (it may have split
+ * meanwhile), for the caller to check and insert the normal way.
+ */
+static bool
+_blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
+						BlinkScanInsert key, bool unique)
+{
+	if (_blink_batch_wait(rel, *bufp, itup, unique))
+	{
+		ReleaseBuffer(*bufp);
+		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+		return true;
+	}
+	_blink_checkpage(rel, *bufp);
+	*bufp = _blink_moveright(rel, key, *bufp, BUFFER_LOCK_EXCLUSIVE);
+	return false;
+}
+
+/*
  * blinkinsert() -- aminsert: insert one index tuple.
  *
  * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
@@ -128,19 +150,12 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			 * check and insert our tuple in its batch (batch.c); if it hands
 			 * it back, we do it all ourselves below.
 			 */
-			if (busy)
+			if (busy && _blink_insert_via_batch(rel, &buf, itup, key, true))
 			{
-				if (_blink_batch_wait(rel, buf, itup, true))
-				{
-					ReleaseBuffer(buf);
-					blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
-					_blink_free_stack(stack);
-					pfree(key);
-					pfree(itup);
-					return true;
-				}
-				_blink_checkpage(rel, buf);
-				buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+				_blink_free_stack(stack);
+				pfree(key);
+				pfree(itup);
+				return true;
 			}
 		}
 
@@ -193,20 +208,12 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 */
 		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
 								  blinkam_batch_inserts ? &busy : NULL);
-		if (busy)
+		if (busy && _blink_insert_via_batch(rel, &buf, itup, key, false))
 		{
-			if (_blink_batch_wait(rel, buf, itup, false))
-			{
-				ReleaseBuffer(buf);
-				blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
-				_blink_free_stack(stack);
-				pfree(key);
-				pfree(itup);
-				return true;
-			}
-			/* we hold the page now; it may have split meanwhile */
-			_blink_checkpage(rel, buf);
-			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+			_blink_free_stack(stack);
+			pfree(key);
+			pfree(itup);
+			return true;
 		}
 	}
 

@@ -36,6 +36,20 @@ sub bg
 	return [ $h, \$out, \$err ];
 }
 
+# Start a holder: an INSERT (after its SET lines) that keeps the leaf for
+# a while; return once it is running and has had time to reach the page.
+sub start_holder
+{
+	my ($sets, $table, $value) = @_;
+	my $h = bg("$sets INSERT INTO $table VALUES ($value)");
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO $table%'
+		   AND state = 'active' AND pid <> pg_backend_pid()")
+	  or die 'holder did not start';
+	sleep(1);
+	return $h;
+}
+
 sub counter
 {
 	my ($name) = @_;
@@ -72,11 +86,7 @@ CREATE INDEX h1_k ON h1 USING blink (k);
 INSERT INTO h1 SELECT generate_series(1, 100);
 SELECT blinkam_reset_stats();
 ));
-my $a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h1 VALUES (1000)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
-  or die 'holder did not start';
-sleep(1);	# let it reach the page and its delay
+my $a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h1', "1000");
 my $b = bg("INSERT INTO h1 VALUES (1001)");
 my $c = bg("INSERT INTO h1 VALUES (1002)");
 wait_for_waiters('h1', 2);
@@ -90,11 +100,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 
 # --- 2. a waiter cancelled while published
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = bg("SET blinkam.debug_batch_delay = 4000; INSERT INTO h1 VALUES (2000)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
-  or die 'holder did not start';
-sleep(1);
+$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'h1', "2000");
 $b = bg("SET statement_timeout = '500ms'; INSERT INTO h1 VALUES (2001)");
 $c = bg("INSERT INTO h1 VALUES (2002)");
 $b->[0]->finish;
@@ -109,12 +115,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 
 # --- 3. the holder errors out after claiming the waiters' tuples
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = bg("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;
-	INSERT INTO h1 VALUES (3000)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h1%' AND state = 'active' AND pid <> pg_backend_pid()")
-  or die 'holder did not start';
-sleep(1);
+$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;", 'h1', "3000");
 $b = bg("INSERT INTO h1 VALUES (3001)");
 $c = bg("INSERT INTO h1 VALUES (3002)");
 wait_for_waiters('h1', 2);
@@ -137,11 +138,7 @@ SELECT blinkam_reset_stats();
 ));
 is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('h4_t')"), '1',
 	'one leaf, nearly full');
-$a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h4 VALUES (lpad('1000', 200, '0'))");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h4%' AND state = 'active' AND pid <> pg_backend_pid()")
-  or die 'holder did not start';
-sleep(1);
+$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h4', "lpad('1000', 200, '0')");
 my @w = map { bg("INSERT INTO h4 VALUES (lpad('" . (1000 + $_) . "', 200, '0'))") } 1 .. 12;
 wait_for_waiters('h4', 12);
 $_->[0]->finish for ($a, @w);
@@ -160,11 +157,7 @@ CREATE UNIQUE INDEX h5_k ON h5 USING blink (k);
 INSERT INTO h5 SELECT generate_series(1, 100);
 SELECT blinkam_reset_stats();
 ));
-$a = bg("SET blinkam.debug_batch_delay = 3000; INSERT INTO h5 VALUES (1000)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO h5%' AND state = 'active' AND pid <> pg_backend_pid()")
-  or die 'holder did not start';
-sleep(1);
+$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h5', "1000");
 $b = bg("INSERT INTO h5 VALUES (500)");
 $c = bg("INSERT INTO h5 VALUES (500)");
 my $d = bg("INSERT INTO h5 VALUES (501)");
