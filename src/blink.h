@@ -39,7 +39,6 @@
 #define BLINK_ROOT				(1 << 1)
 #define BLINK_INCOMPLETE_SPLIT	(1 << 2)	/* right sibling has no downlink yet */
 #define BLINK_META				(1 << 3)
-#define BLINK_HAS_GARBAGE		(1 << 4)	/* LP_DEAD items may be present */
 
 typedef uint16 BlinkCycleId;
 
@@ -226,7 +225,6 @@ typedef struct BlinkScanPos
 	BlockNumber currPage;
 	BlockNumber nextPage;		/* right-link seen when the page was read */
 	BlockNumber prevPage;		/* left-link seen then */
-	uint32		version;		/* page version when read */
 	bool		moreLeft;		/* may matches exist left of this page? */
 	bool		moreRight;		/* ... right of it? */
 	int			firstItem;
@@ -259,9 +257,6 @@ typedef struct BlinkScanOpaqueData
 	int			numArrayKeys;
 	BlinkArrayKey *arrayKeys;
 	MemoryContext arrayContext;
-	/* dead items to mark LP_DEAD when leaving the page */
-	int		   *killedItems;
-	int			numKilled;
 	/* tuples for index-only scans, BLCKSZ each */
 	char	   *currTuples;
 	char	   *markTuples;
@@ -330,7 +325,6 @@ extern BlinkMetaPageData *_blink_read_meta(Relation rel, BlinkMetaPageData *copy
 extern int32 _blink_compare(Relation rel, BlinkScanInsert key, Page page,
 							OffsetNumber offnum);
 extern OffsetNumber _blink_binsrch(Relation rel, BlinkScanInsert key, Page page);
-extern OffsetNumber _blink_leaf_position(Relation rel, BlinkScanInsert key, Page page);
 extern bool _blink_should_move_right(Relation rel, BlinkScanInsert key, Page page);
 extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
 							   int access);
@@ -349,7 +343,6 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 						ItemPointer ht_ctid, Relation heapRel,
 						IndexUniqueCheck checkUnique, bool indexUnchanged,
 						struct IndexInfo *indexInfo);
-extern void _blink_finish_split(Relation rel, Buffer lbuf, BlinkStack stack);
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
 
 /* blinkbuild.c */
@@ -388,6 +381,7 @@ extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
 extern void blink_install_pool_hooks(void);
 extern Size _blink_pool_shmem_size(void);
 extern void _blink_pool_shmem_init(void);
+extern bool _blink_pool_applies(Relation rel);
 extern BlockNumber _blink_pool_take(Relation rel, bool leaf);
 extern bool _blink_pool_next_refill(Oid *relid, RelFileNode *node,
 									int *need_leaf, int *need_internal);

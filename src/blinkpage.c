@@ -196,11 +196,9 @@ _blink_newpage(Relation rel, bool leaf)
 	Buffer		buf;
 	BlockNumber blkno;
 	bool		needLock;
-	bool		pooled = false;
 
 	while ((blkno = _blink_pool_take(rel, leaf)) != InvalidBlockNumber)
 	{
-		pooled = true;
 		buf = _blink_try_claim(rel, blkno);
 		if (BufferIsValid(buf))
 		{
@@ -209,9 +207,8 @@ _blink_newpage(Relation rel, bool leaf)
 		}
 		/* taken through the free space map meanwhile: try the next */
 	}
-	if (blinkam_enable_pools && rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	if (_blink_pool_applies(rel))
 		blinkam_count(BLINKAM_COUNTER_POOL_MISSES, 1);
-	(void) pooled;
 
 	while ((blkno = GetFreeIndexPage(rel)) != InvalidBlockNumber)
 	{

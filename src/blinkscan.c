@@ -377,7 +377,6 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	pos->currPage = BufferGetBlockNumber(buf);
 	pos->nextPage = opaque->blink_next;
 	pos->prevPage = opaque->blink_prev;
-	pos->version = opaque->blink_version;
 	pos->nextTupleOffset = 0;
 
 	/*

@@ -182,8 +182,8 @@ wake_for_database(Oid dbid)
 }
 
 /* Are pools used for this relation? */
-static bool
-pool_applies(Relation rel)
+bool
+_blink_pool_applies(Relation rel)
 {
 	/* a worker cannot read another backend's temporary relation */
 	return blinkam_enable_pools && Pools->nslots > 0 && Pools->capacity > 0 &&
@@ -205,7 +205,7 @@ _blink_pool_take(Relation rel, bool leaf)
 	int			low,
 				high;
 
-	if (!pool_applies(rel))
+	if (!_blink_pool_applies(rel))
 		return InvalidBlockNumber;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
@@ -223,26 +223,27 @@ _blink_pool_take(Relation rel, bool leaf)
 
 	if (slot < 0)
 	{
-		/* A new slot: a free one, else the least recently used. */
-		int			victim = -1;
+		/*
+		 * A new slot: the first free one, else the least recently used (a
+		 * free slot ranks as age 0, a used one by its last use).
+		 */
+		uint64		best_age = PG_UINT64_MAX;
 
 		for (int i = 0; i < Pools->nslots; i++)
 		{
 			BlinkPoolSlot *s = &Pools->slots[i];
+			uint64		age;
 
 			/* an older relfilenode of the same index is obsolete */
 			if (s->dbid == MyDatabaseId && s->relid == RelationGetRelid(rel))
 				s->dbid = InvalidOid;
-			if (s->dbid == InvalidOid)
+			age = s->dbid == InvalidOid ? 0 : s->last_used + 1;
+			if (age < best_age)
 			{
-				if (victim < 0 || Pools->slots[victim].dbid != InvalidOid)
-					victim = i;
+				best_age = age;
+				slot = i;
 			}
-			else if (victim < 0 || (Pools->slots[victim].dbid != InvalidOid &&
-									s->last_used < Pools->slots[victim].last_used))
-				victim = i;
 		}
-		slot = victim;
 		Pools->slots[slot].dbid = MyDatabaseId;
 		Pools->slots[slot].relid = RelationGetRelid(rel);
 		Pools->slots[slot].node = rel->rd_node;
