@@ -26,6 +26,7 @@ OBJS = \
 	src/blinkutils.o \
 	src/blinkvacuum.o \
 	src/blinkverify.o \
+	src/defer.o \
 	src/guc.o \
 	src/launcher.o \
 	src/onconflict.o \

@@ -286,6 +286,12 @@ extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
 extern void _blink_batch_abandon(uint32 *claimed, int nclaimed);
 extern void _blink_batch_after_release(Relation rel, BlockNumber blkno);
 
+/* defer.c */
+extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
+								struct IndexInfo *indexInfo);
+extern void _blink_defer_flush(void);
+extern void blink_install_defer_hooks(void);
+
 /* blinkutils.c */
 extern PGDLLEXPORT Datum blinkhandler(PG_FUNCTION_ARGS);
 extern void blink_init_reloptions(void);
@@ -344,6 +350,8 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 						IndexUniqueCheck checkUnique, bool indexUnchanged,
 						struct IndexInfo *indexInfo);
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
+extern void _blink_insert_sorted(Relation rel, Relation heapRel,
+								 IndexTuple *itups, int n, bool *landed);
 
 /* blinkbuild.c */
 extern IndexBuildResult *blinkbuild(Relation heap, Relation index,

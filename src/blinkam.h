@@ -61,7 +61,9 @@ typedef struct BlinkDbRequest
 	X(BATCHED_INSERTS, "batched_inserts", "index tuples inserted by another backend, from a wait list") \
 	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
-	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried")
+	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
+	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
+	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes")
 
 typedef enum BlinkamCounter
 {
@@ -103,6 +105,7 @@ typedef enum BlinkamStopPoint
 extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
+extern bool blinkam_defer_inserts;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;
 extern int	blinkam_pool_leaf_low;

@@ -57,7 +57,9 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 uint32 *speculativeToken);
 static void _blink_insert_leaf(Relation rel, Relation heapRel,
 							   BlinkScanInsert key, Buffer buf,
-							   IndexTuple itup, BlinkStack stack);
+							   IndexTuple itup, BlinkStack stack, bool *landed);
+static void _blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
+							  IndexTuple *itups, int n, bool *landed);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 OffsetNumber newoff, Buffer childbuf,
 						 BlinkSplitInfo *info);
@@ -111,6 +113,14 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 	itup->t_tid = *ht_ctid;
 	_blink_check_item_size(rel, IndexTupleSize(itup));
+
+	/* Non-unique inserts may wait for the statement's end (defer.c). */
+	if (checkUnique == UNIQUE_CHECK_NO &&
+		_blink_defer_insert(rel, heapRel, itup, indexInfo))
+	{
+		pfree(itup);
+		return true;
+	}
 
 	key = _blink_mkscankey(rel, itup);
 
@@ -217,7 +227,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
-	_blink_insert_leaf(rel, heapRel, key, buf, itup, stack);
+	_blink_insert_leaf(rel, heapRel, key, buf, itup, stack, NULL);
 
 	_blink_free_stack(stack);
 	pfree(key);
@@ -446,6 +456,46 @@ _blink_batch_accept(Relation rel, Relation heapRel, Buffer buf, Page p,
 }
 
 /*
+ * Append itup to the leaf page p (a page copy of a generic WAL record being
+ * built; the caller has checked that itup belongs there and fits).
+ * Returns false if the page has no room after all.
+ *
+ * Appending keeps the WAL delta small: a line pointer and the tuple.  A
+ * full tail is merged first.  An append moves no item, so only the merge
+ * changes the version (see BlinkPageOpaqueData).  When the page has no
+ * tail and itup sorts after its last item -- ascending keys, the usual
+ * case for time stamps and sequences -- the append extends the sorted
+ * part instead, so such leaves never grow a tail: searches and unique
+ * checks stay binary searches, and no merge is ever needed.
+ */
+static bool
+_blink_leaf_append(Relation rel, Page p, IndexTuple itup)
+{
+	BlinkPageOpaque po = BlinkPageGetOpaque(p);
+	OffsetNumber first = BlinkPageFirstDataKey(po);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+	int			ntail = maxoff + 1 - first - po->blink_nsorted;
+	bool		extends_sorted;
+
+	if (ntail >= BLINK_MAX_TAIL)
+	{
+		_blink_sort_leaf(rel, p);
+		_blink_page_changed(p);
+		ntail = 0;
+	}
+	extends_sorted = ntail == 0 &&
+		(maxoff < first ||
+		 _blink_compare_tuples(rel, itup,
+							   (IndexTuple) PageGetItem(p, PageGetItemId(p, maxoff))) > 0);
+	if (PageAddItem(p, (Item) itup, IndexTupleSize(itup), OffsetNumberNext(maxoff),
+					false, false) == InvalidOffsetNumber)
+		return false;
+	if (extends_sorted)
+		po->blink_nsorted++;
+	return true;
+}
+
+/*
  * Add the tuples other backends published for the leaf in buf to its page
  * copy p (batch.c), resolving the claimed slots if anything fails before
  * the record is written: none of their tuples is in then, so they are all
@@ -468,21 +518,10 @@ _blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
 		{
 			bool		unique;
 			IndexTuple	itup = _blink_batch_tuple(claimed[i], &unique);
-			BlinkPageOpaque po = BlinkPageGetOpaque(p);
 
 			if (!_blink_batch_accept(rel, heapRel, buf, p, itup, unique))
 				continue;
-			if (PageGetMaxOffsetNumber(p) + 1 - BlinkPageFirstDataKey(po) -
-				po->blink_nsorted >= BLINK_MAX_TAIL)
-			{
-				_blink_sort_leaf(rel, p);
-				_blink_page_changed(p);
-			}
-			if (PageAddItem(p, (Item) itup, IndexTupleSize(itup),
-							OffsetNumberNext(PageGetMaxOffsetNumber(p)),
-							false, false) == InvalidOffsetNumber)
-				continue;
-			inserted[i] = true;
+			inserted[i] = _blink_leaf_append(rel, p, itup);
 		}
 		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
 	}
@@ -495,12 +534,55 @@ _blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
 }
 
 /*
+ * Add itups[0..n-1] (each belonging on the leaf in buf, exclusively locked,
+ * and all fitting there together) to that leaf in one generic WAL record,
+ * with the tuples other backends published for it (batch.c).  Sets
+ * landed[0..n-1] (if given) once the record is written.  Releases buf.
+ */
+static void
+_blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
+				  IndexTuple *itups, int n, bool *landed)
+{
+	GenericXLogState *state = GenericXLogStart(rel);
+	Page		p = GenericXLogRegisterBuffer(state, buf, 0);
+	uint32		claimed[BLINK_BATCH_CLAIM_MAX];
+	bool		inserted[BLINK_BATCH_CLAIM_MAX];
+	int			nclaimed;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (!_blink_leaf_append(rel, p, itups[i]))
+			elog(ERROR, "failed to add item to blink index \"%s\" block %u",
+				 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+	}
+
+	/*
+	 * Claimed slots must be resolved whatever happens: if anything fails
+	 * before the record is written, none of their tuples is in, so they
+	 * are all handed back.
+	 */
+	_blink_collect_batch(rel, heapRel, buf, p, claimed, &nclaimed, inserted);
+	GenericXLogFinish(state);
+	if (landed)
+	{
+		for (int i = 0; i < n; i++)
+			landed[i] = true;
+	}
+	_blink_batch_finish(claimed, nclaimed, inserted);
+	_blink_relbuf(rel, buf);
+	_blink_batch_wake(claimed, nclaimed);
+	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
+}
+
+/*
  * Insert itup on the leaf in buf (exclusively locked, the page whose range
- * covers key), splitting it if needed.  Releases buf.
+ * covers key), splitting it if needed.  Releases buf.  Sets *landed (if
+ * given) as soon as itup is in the index, before the split (if any) is
+ * finished in the parent.
  */
 static void
 _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
-				   Buffer buf, IndexTuple itup, BlinkStack stack)
+				   Buffer buf, IndexTuple itup, BlinkStack stack, bool *landed)
 {
 	Size		itemsz = IndexTupleSize(itup);
 
@@ -514,43 +596,7 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
 
 		if (_blink_fits(page, itemsz))
 		{
-			GenericXLogState *state = GenericXLogStart(rel);
-			Page		p = GenericXLogRegisterBuffer(state, buf, 0);
-			BlinkPageOpaque po = BlinkPageGetOpaque(p);
-			OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
-			int			ntail = maxoff + 1 - BlinkPageFirstDataKey(po) -
-				po->blink_nsorted;
-			uint32		claimed[BLINK_BATCH_CLAIM_MAX];
-			bool		inserted[BLINK_BATCH_CLAIM_MAX];
-			int			nclaimed;
-
-			/*
-			 * Appending keeps the WAL delta small; merge a full tail first.
-			 * An append moves no item, so only the merge changes the
-			 * version (see BlinkPageOpaqueData).
-			 */
-			if (ntail >= BLINK_MAX_TAIL)
-			{
-				_blink_sort_leaf(rel, p);
-				_blink_page_changed(p);
-			}
-			if (PageAddItem(p, (Item) itup, itemsz, OffsetNumberNext(maxoff),
-							false, false) == InvalidOffsetNumber)
-				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
-					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
-
-			/*
-			 * The tuples other backends published for this page go into the
-			 * same record.  Claimed slots must be resolved whatever happens:
-			 * if anything fails before the record is written, none of their
-			 * tuples is in, so they are all handed back.
-			 */
-			_blink_collect_batch(rel, heapRel, buf, p, claimed, &nclaimed, inserted);
-			GenericXLogFinish(state);
-			_blink_batch_finish(claimed, nclaimed, inserted);
-			_blink_relbuf(rel, buf);
-			_blink_batch_wake(claimed, nclaimed);
-			blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
+			_blink_leaf_write(rel, heapRel, buf, &itup, 1, landed);
 			return;
 		}
 
@@ -570,10 +616,90 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
 		}
 
 		_blink_split(rel, buf, itup, InvalidOffsetNumber, InvalidBuffer, &info);
+		if (landed)
+			*landed = true;
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
 		blinkam_debug_stop(BLINKAM_STOP_AFTER_LEAF_SPLIT);
 		_blink_insert_parent(rel, &info, stack);
 		return;
+	}
+}
+
+/*
+ * Insert itups[0..n-1], tuples of a non-unique index in key order (a
+ * statement buffer's flush, defer.c).  Consecutive tuples that belong on
+ * the same leaf and fit there together go in with one WAL record; a tuple
+ * that needs a split goes in alone.  landed[i] (initially false) is set
+ * once tuple i is in the index, so a caller interrupted by an error knows
+ * which tuples are still to do.  No lock is held on entry or exit.
+ */
+void
+_blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
+					 int n, bool *landed)
+{
+	int			i = 0;
+
+	while (i < n)
+	{
+		BlinkScanInsert key = _blink_mkscankey(rel, itups[i]);
+		Buffer		buf;
+		BlinkStack	stack;
+		bool		busy = false;
+		Page		page;
+		PageHeader	phdr;
+		IndexTuple	hikey;
+		Size		room;
+		int			m = 0;
+
+		/*
+		 * The last tuple (the only one, for a one-row statement) may be
+		 * handed to the backend holding its leaf, as in blinkinsert; a
+		 * longer run waits for the lock to go in with one record.
+		 */
+		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
+								  blinkam_batch_inserts && i == n - 1 ? &busy : NULL);
+		if (busy && _blink_insert_via_batch(rel, &buf, itups[i], key, false))
+		{
+			landed[i] = true;
+			_blink_free_stack(stack);
+			pfree(key);
+			break;
+		}
+
+		page = BufferGetPage(buf);
+		phdr = (PageHeader) page;
+		hikey = BlinkPageIsRightmost(BlinkPageGetOpaque(page)) ? NULL :
+			(IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
+
+		/*
+		 * itups[i] belongs on this leaf; the next ones do while they stay
+		 * below its high key.  Take them while they fit.
+		 */
+		while (i + m < n)
+		{
+			Size		need = MAXALIGN(IndexTupleSize(itups[i + m])) + sizeof(ItemIdData);
+
+			if (need > room ||
+				(m > 0 && hikey && _blink_compare_tuples(rel, itups[i + m], hikey) >= 0))
+				break;
+			room -= need;
+			m++;
+		}
+
+		if (m == 0)
+		{
+			_blink_insert_leaf(rel, heapRel, key, buf, itups[i], stack, &landed[i]);
+			i++;
+		}
+		else
+		{
+			_blink_leaf_write(rel, heapRel, buf, &itups[i], m, &landed[i]);
+			i += m;
+		}
+		blinkam_count(BLINKAM_COUNTER_DEFERRED_LEAF_WRITES, 1);
+		_blink_free_stack(stack);
+		pfree(key);
 	}
 }
 
@@ -755,8 +881,11 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	}
 
 	/*
-	 * Where do keys grow?  If the new item is the last of the page, at the
-	 * right edge: keep the left page full.  If it ends a run of items
+	 * Where do keys grow?  If the new item is the last of the page, or the
+	 * page is the last of its level, at the right edge: keep the left page
+	 * full.  (On the rightmost page the new item need not be the last one:
+	 * concurrent appends of growing keys arrive slightly out of order, and
+	 * a batch may have added larger keys just before.)  If it ends a run of items
 	 * sharing its first column and the next item starts another run (a
 	 * composite key such as (sensor, time) growing at the end of each
 	 * sensor's range), split right after it: the left page keeps its run
@@ -768,7 +897,8 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 		_blink_first_attr_equal(rel, items[inew - 1].itup, newitem) &&
 		!_blink_first_attr_equal(rel, items[inew + 1].itup, newitem))
 		after = inew + 1;
-	s = _blink_choose_split(rel, items, n, inew == n - 1, after, isleaf,
+	s = _blink_choose_split(rel, items, n, inew == n - 1 || wasrightmost,
+							after, isleaf,
 							wasrightmost ? 0 :
 							MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, BLINK_HIKEY))));
 	hikey = _blink_make_pivot(rel, items[s].itup);

@@ -756,8 +756,13 @@ _blink_next(IndexScanDesc scan, ScanDirection dir)
 IndexScanDesc
 blinkbeginscan(Relation rel, int nkeys, int norderbys)
 {
-	IndexScanDesc scan = RelationGetIndexScan(rel, nkeys, norderbys);
-	BlinkScanOpaque so = palloc0(sizeof(BlinkScanOpaqueData));
+	IndexScanDesc scan;
+	BlinkScanOpaque so;
+
+	/* This backend's buffered inserts must be visible to its scans. */
+	_blink_defer_flush();
+	scan = RelationGetIndexScan(rel, nkeys, norderbys);
+	so = palloc0(sizeof(BlinkScanOpaqueData));
 
 	so->keyData = nkeys > 0 ? palloc(sizeof(ScanKeyData) * nkeys) : NULL;
 	so->currPos.buf = InvalidBuffer;
@@ -776,6 +781,7 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
+	_blink_defer_flush();
 	_blink_unpin_pos(&so->currPos);
 	_blink_unpin_pos(&so->markPos);
 	so->currPos.currPage = InvalidBlockNumber;

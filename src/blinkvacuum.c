@@ -294,6 +294,7 @@ blinkbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	BlinkVacState vs;
 
+	_blink_defer_flush();
 	if (stats == NULL)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 	/* Every call counts the entries afresh. */
@@ -314,6 +315,7 @@ blinkvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	if (info->analyze_only)
 		return stats;
+	_blink_defer_flush();
 
 	/*
 	 * Without a bulk delete pass in this VACUUM, scan once anyway: it counts

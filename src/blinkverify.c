@@ -95,7 +95,11 @@ typedef struct TidEntry
 Relation
 blink_open_index(Oid indexoid, LOCKMODE lockmode)
 {
-	Relation	rel = relation_open(indexoid, lockmode);
+	Relation	rel;
+
+	/* The tools see this backend's buffered inserts too (defer.c). */
+	_blink_defer_flush();
+	rel = relation_open(indexoid, lockmode);
 
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
 		rel->rd_rel->relam != get_index_am_oid("blink", true))

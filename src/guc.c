@@ -27,6 +27,7 @@ bool		blinkam_enable_pools = true;
 
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
+bool		blinkam_defer_inserts = true;
 int			blinkam_pool_relations = 32;
 int			blinkam_pool_size = 64;
 int			blinkam_pool_leaf_low = 8;
@@ -73,6 +74,12 @@ blinkam_define_gucs(void)
 							 "Lets an insert into a busy blink leaf be done by the backend holding it.",
 							 "When off, every insert waits for the leaf's lock and inserts itself.",
 							 &blinkam_batch_inserts, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("blinkam.defer_inserts",
+							 "Buffers a statement's inserts into non-unique blink indexes until it ends.",
+							 "The buffered tuples are added sorted, one WAL record per leaf.  "
+							 "When off, every row's entry is added at once.",
+							 &blinkam_defer_inserts, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.enable_pools",
 							 "Lets blink splits take new pages from preallocated pools.",

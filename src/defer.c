@@ -1,0 +1,439 @@
+/*-------------------------------------------------------------------------
+ *
+ * defer.c
+ *	  Statement buffers: the non-unique blink inserts of one statement,
+ *	  held in the backend and added to each leaf with one WAL record.
+ *
+ * A multi-row INSERT or COPY calls aminsert once per row.  For an index
+ * whose keys grow (a time stamp) every call lands on the same leaf, and
+ * each one costs a descent, an exclusive lock and a generic WAL record
+ * that compares the whole page.  A backend may instead keep the tuples
+ * and add them later, sorted, as long as nobody can tell the difference:
+ *
+ *   - Other backends cannot see our uncommitted rows, so they do not miss
+ *     the entries -- except where they read the index with a non-MVCC
+ *     snapshot on purpose.  Unique checks and exclusion constraints do;
+ *     unique indexes and indexes behind an exclusion constraint are never
+ *     buffered.
+ *   - Our own backend can see them: every blink scan (ambeginscan,
+ *     amrescan), VACUUM and SQL tool of this extension flushes first, and
+ *     so does every statement's end (ExecutorFinish), every utility
+ *     command (before and after: COPY ends there; TRUNCATE, REINDEX,
+ *     DROP must find nothing pending) and the commit (PRE_COMMIT and
+ *     PRE_PREPARE, the backstop for callers that run no executor, such as
+ *     logical replication's apply worker).
+ *   - VACUUM must never see a heap tuple as dead while its entry is still
+ *     buffered: it would free the line pointer without removing the entry
+ *     (it is not in the index yet), and a later flush would point the
+ *     entry at whatever reuses the slot.  Our rows are dead to VACUUM
+ *     before our commit only if a subtransaction that inserted them
+ *     aborts, or if ON CONFLICT kills a speculative insertion.  So entries
+ *     carry the subtransaction that made them and are discarded when it
+ *     aborts (entries of a committed subtransaction pass to its parent),
+ *     and nothing is buffered while an INSERT ... ON CONFLICT runs.
+ *
+ * A flush sorts each index's entries and hands them to
+ * _blink_insert_sorted, which reports each tuple as it lands; if the flush
+ * fails half way, the tuples not yet in the index stay buffered (with
+ * their subtransaction), so an error caught by a savepoint never loses
+ * the entries of rows that live on.
+ *
+ * Everything here is backend-local; there is no shared state and no lock
+ * beyond those the inserts take.
+ *
+ * src/defer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "nodes/plannodes.h"
+#include "tcop/utility.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "blink.h"
+#include "blinkam.h"
+
+/* Flush everything once a backend holds this many tuples or bytes. */
+#define BLINK_DEFER_MAX_TUPLES	4096
+#define BLINK_DEFER_MAX_BYTES	(1024 * 1024)
+
+typedef struct DeferEntry
+{
+	IndexTuple	itup;
+	SubTransactionId subid;		/* subtransaction that inserted the row */
+} DeferEntry;
+
+/* The pending tuples of one index */
+typedef struct DeferBuffer
+{
+	Oid			indexoid;
+	Oid			heapoid;
+	int			n;
+	int			cap;
+	DeferEntry *entries;
+} DeferBuffer;
+
+static MemoryContext DeferContext = NULL;
+static DeferBuffer *buffers = NULL;
+static int	nbuffers = 0;
+static int	maxbuffers = 0;
+static int	pending_tuples = 0;
+static Size pending_bytes = 0;
+
+/* INSERT ... ON CONFLICT statements running (nothing is buffered then) */
+static int	suspend_depth = 0;
+static bool flushing = false;
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* Forget every pending tuple (the transaction is over). */
+static void
+_blink_defer_reset(void)
+{
+	buffers = NULL;
+	nbuffers = maxbuffers = 0;
+	pending_tuples = 0;
+	pending_bytes = 0;
+	if (DeferContext)
+		MemoryContextReset(DeferContext);
+}
+
+static DeferBuffer *
+_blink_defer_buffer(Relation rel, Relation heapRel)
+{
+	DeferBuffer *b;
+
+	for (int i = 0; i < nbuffers; i++)
+	{
+		if (buffers[i].indexoid == RelationGetRelid(rel))
+			return &buffers[i];
+	}
+	if (nbuffers == maxbuffers)
+	{
+		int			newmax = maxbuffers ? maxbuffers * 2 : 4;
+
+		buffers = buffers ?
+			repalloc(buffers, sizeof(DeferBuffer) * newmax) :
+			MemoryContextAlloc(DeferContext, sizeof(DeferBuffer) * newmax);
+		maxbuffers = newmax;
+	}
+	b = &buffers[nbuffers++];
+	b->indexoid = RelationGetRelid(rel);
+	b->heapoid = RelationGetRelid(heapRel);
+	b->n = 0;
+	b->cap = 0;
+	b->entries = NULL;
+	return b;
+}
+
+/*
+ * aminsert's first stop: keep itup (a tuple for the non-unique index rel)
+ * for a later flush if that is allowed here.  Returns true if it was
+ * kept; false means the caller inserts it now.
+ */
+bool
+_blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
+					IndexInfo *indexInfo)
+{
+	DeferBuffer *b;
+	MemoryContext old;
+	Size		sz = IndexTupleSize(itup);
+
+	if (!blinkam_defer_inserts || suspend_depth > 0 || flushing ||
+		rel->rd_index->indisunique ||
+		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
+		!IsTransactionState())
+		return false;
+
+	if (DeferContext == NULL)
+		DeferContext = AllocSetContextCreate(TopMemoryContext,
+											 "blinkam statement buffers",
+											 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(DeferContext);
+	b = _blink_defer_buffer(rel, heapRel);
+	if (b->n == b->cap)
+	{
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->entries = b->entries ?
+			repalloc(b->entries, sizeof(DeferEntry) * b->cap) :
+			palloc(sizeof(DeferEntry) * b->cap);
+	}
+	b->entries[b->n].itup = palloc(sz);
+	memcpy(b->entries[b->n].itup, itup, sz);
+	b->entries[b->n].subid = GetCurrentSubTransactionId();
+	b->n++;
+	MemoryContextSwitchTo(old);
+
+	pending_tuples++;
+	pending_bytes += sz;
+	blinkam_count(BLINKAM_COUNTER_DEFERRED_INSERTS, 1);
+
+	if (pending_tuples >= BLINK_DEFER_MAX_TUPLES ||
+		pending_bytes >= BLINK_DEFER_MAX_BYTES)
+		_blink_defer_flush();
+	return true;
+}
+
+/* qsort_arg comparator: full key order of the index in arg */
+static int
+_blink_defer_cmp(const void *a, const void *b, void *arg)
+{
+	return _blink_compare_tuples((Relation) arg,
+								 ((const DeferEntry *) a)->itup,
+								 ((const DeferEntry *) b)->itup);
+}
+
+/*
+ * Remove from b the entries that are landed (if landed is given) or that
+ * were made by subtransaction subid or a later one (its children).
+ */
+static void
+_blink_defer_remove(DeferBuffer *b, bool *landed, SubTransactionId subid)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < b->n; i++)
+	{
+		DeferEntry *e = &b->entries[i];
+
+		if (landed ? landed[i] : e->subid >= subid)
+		{
+			pending_tuples--;
+			pending_bytes -= IndexTupleSize(e->itup);
+			pfree(e->itup);
+		}
+		else
+			b->entries[kept++] = *e;
+	}
+	b->n = kept;
+}
+
+static void
+_blink_defer_flush_buffer(DeferBuffer *b)
+{
+	Relation	heapRel;
+	Relation	rel;
+	IndexTuple *itups;
+	bool	   *landed;
+
+	/* Both are locked already (by the statement that inserted). */
+	heapRel = table_open(b->heapoid, RowExclusiveLock);
+	rel = index_open(b->indexoid, RowExclusiveLock);
+
+	qsort_arg(b->entries, b->n, sizeof(DeferEntry), _blink_defer_cmp, rel);
+	itups = palloc(sizeof(IndexTuple) * b->n);
+	landed = palloc0(sizeof(bool) * b->n);
+	for (int i = 0; i < b->n; i++)
+		itups[i] = b->entries[i].itup;
+
+	PG_TRY();
+	{
+		_blink_insert_sorted(rel, heapRel, itups, b->n, landed);
+	}
+	PG_CATCH();
+	{
+		_blink_defer_remove(b, landed, InvalidSubTransactionId);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	_blink_defer_remove(b, landed, InvalidSubTransactionId);
+	Assert(b->n == 0);
+
+	pfree(itups);
+	pfree(landed);
+	index_close(rel, NoLock);
+	table_close(heapRel, NoLock);
+}
+
+/*
+ * Add every pending tuple to its index.  Called at each point where this
+ * backend may look at a blink index or the statement ends (see the top of
+ * this file).  An error leaves the tuples that did not land pending.
+ */
+void
+_blink_defer_flush(void)
+{
+	if (pending_tuples == 0 || flushing)
+		return;
+
+	flushing = true;
+	PG_TRY();
+	{
+		for (int i = 0; i < nbuffers; i++)
+		{
+			if (buffers[i].n > 0)
+				_blink_defer_flush_buffer(&buffers[i]);
+		}
+	}
+	PG_FINALLY();
+	{
+		flushing = false;
+	}
+	PG_END_TRY();
+
+	Assert(pending_tuples == 0);
+	_blink_defer_reset();
+}
+
+/*
+ * Drop the entries made by subtransaction subid and its children (which
+ * have later ids than their parent).
+ */
+static void
+_blink_defer_discard_sub(SubTransactionId subid)
+{
+	for (int i = 0; i < nbuffers; i++)
+		_blink_defer_remove(&buffers[i], NULL, subid);
+	if (pending_tuples == 0)
+		_blink_defer_reset();
+}
+
+static void
+_blink_defer_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			_blink_defer_flush();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PREPARE:
+			Assert(pending_tuples == 0);
+			/* FALLTHROUGH */
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			_blink_defer_reset();
+			suspend_depth = 0;
+			flushing = false;
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+_blink_defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							  SubTransactionId parentSubid, void *arg)
+{
+	if (pending_tuples == 0)
+		return;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		_blink_defer_discard_sub(mySubid);
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		for (int i = 0; i < nbuffers; i++)
+		{
+			for (int j = 0; j < buffers[i].n; j++)
+			{
+				if (buffers[i].entries[j].subid == mySubid)
+					buffers[i].entries[j].subid = parentSubid;
+			}
+		}
+	}
+}
+
+/* Does the statement run an INSERT ... ON CONFLICT (at its top or in a WITH)? */
+static bool
+_blink_plan_has_onconflict(PlannedStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->commandType == CMD_UTILITY || stmt->planTree == NULL)
+		return false;
+	if (IsA(stmt->planTree, ModifyTable) &&
+		((ModifyTable *) stmt->planTree)->onConflictAction != ONCONFLICT_NONE)
+		return true;
+	foreach(lc, stmt->subplans)
+	{
+		Plan	   *plan = (Plan *) lfirst(lc);
+
+		if (plan && IsA(plan, ModifyTable) &&
+			((ModifyTable *) plan)->onConflictAction != ONCONFLICT_NONE)
+			return true;
+	}
+	return false;
+}
+
+static void
+_blink_defer_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	/*
+	 * Counted before the statement starts and uncounted in ExecutorEnd; a
+	 * statement that fails in between leaves the count up until the
+	 * transaction ends, which only turns buffering off meanwhile.
+	 */
+	if (_blink_plan_has_onconflict(queryDesc->plannedstmt))
+		suspend_depth++;
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+_blink_defer_ExecutorFinish(QueryDesc *queryDesc)
+{
+	/* AFTER triggers and WITH's data-modifying parts run in here. */
+	if (prev_ExecutorFinish)
+		prev_ExecutorFinish(queryDesc);
+	else
+		standard_ExecutorFinish(queryDesc);
+	_blink_defer_flush();
+}
+
+static void
+_blink_defer_ExecutorEnd(QueryDesc *queryDesc)
+{
+	_blink_defer_flush();
+	if (suspend_depth > 0 && _blink_plan_has_onconflict(queryDesc->plannedstmt))
+		suspend_depth--;
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+static void
+_blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+							bool readOnlyTree, ProcessUtilityContext context,
+							ParamListInfo params, QueryEnvironment *queryEnv,
+							DestReceiver *dest, QueryCompletion *qc)
+{
+	bool		txn = IsA(pstmt->utilityStmt, TransactionStmt);
+
+	/* COMMIT flushes at PRE_COMMIT; ROLLBACK discards. */
+	if (!txn)
+		_blink_defer_flush();
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+	if (!txn)
+		_blink_defer_flush();
+}
+
+void
+blink_install_defer_hooks(void)
+{
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = _blink_defer_ExecutorStart;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = _blink_defer_ExecutorFinish;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = _blink_defer_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = _blink_defer_ProcessUtility;
+	RegisterXactCallback(_blink_defer_xact_callback, NULL);
+	RegisterSubXactCallback(_blink_defer_subxact_callback, NULL);
+}
