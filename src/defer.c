@@ -261,7 +261,11 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 void
 _blink_defer_flush(void)
 {
-	if (pending_tuples == 0 || flushing)
+	/*
+	 * Never while a (sub)transaction aborts: its end discards what it must
+	 * (the callbacks below), and nothing may be written on its behalf.
+	 */
+	if (pending_tuples == 0 || flushing || !IsTransactionState())
 		return;
 
 	flushing = true;
