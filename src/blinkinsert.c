@@ -418,6 +418,20 @@ _blink_fits(Page page, Size itemsz)
 }
 
 /*
+ * Is itup below the high key of page p (always, on the rightmost page of
+ * its level)?  A tuple that once belonged on p still does unless p has
+ * split.
+ */
+static bool
+_blink_below_hikey(Relation rel, Page p, IndexTuple itup)
+{
+	if (BlinkPageIsRightmost(BlinkPageGetOpaque(p)))
+		return true;
+	return _blink_compare_tuples(rel, itup,
+								 (IndexTuple) PageGetItem(p, PageGetItemId(p, BLINK_HIKEY))) < 0;
+}
+
+/*
  * May the published tuple itup go onto page p, the page copy of the
  * holder's record for the leaf in buf?  It must belong there (below the
  * high key), fit, and -- if unique -- pass the uniqueness check against p
@@ -428,13 +442,9 @@ static bool
 _blink_batch_accept(Relation rel, Relation heapRel, Buffer buf, Page p,
 					IndexTuple itup, bool unique)
 {
-	BlinkPageOpaque po = BlinkPageGetOpaque(p);
-	IndexTuple	hikey = BlinkPageIsRightmost(po) ? NULL :
-		(IndexTuple) PageGetItem(p, PageGetItemId(p, BLINK_HIKEY));
-
-	if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
+	if (!_blink_below_hikey(rel, p, itup))
 		return false;			/* moved right by a split */
-	if (PageGetFreeSpace(p) < MAXALIGN(IndexTupleSize(itup)))
+	if (!_blink_fits(p, IndexTupleSize(itup)))
 		return false;			/* no room: it will split */
 	if (unique)
 	{
@@ -647,7 +657,6 @@ _blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
 		bool		busy = false;
 		Page		page;
 		PageHeader	phdr;
-		IndexTuple	hikey;
 		Size		room;
 		int			m = 0;
 
@@ -668,8 +677,6 @@ _blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
 
 		page = BufferGetPage(buf);
 		phdr = (PageHeader) page;
-		hikey = BlinkPageIsRightmost(BlinkPageGetOpaque(page)) ? NULL :
-			(IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
 		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
 
 		/*
@@ -681,7 +688,7 @@ _blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
 			Size		need = MAXALIGN(IndexTupleSize(itups[i + m])) + sizeof(ItemIdData);
 
 			if (need > room ||
-				(m > 0 && hikey && _blink_compare_tuples(rel, itups[i + m], hikey) >= 0))
+				(m > 0 && !_blink_below_hikey(rel, page, itups[i + m])))
 				break;
 			room -= need;
 			m++;
@@ -1193,9 +1200,7 @@ _blink_getstackbuf(Relation rel, BlinkStack stack, BlinkSplitInfo *info,
 		 * page's high key, L's downlink would have to be on this page: it
 		 * does not exist yet.
 		 */
-		if (BlinkPageIsRightmost(opaque) ||
-			_blink_compare_tuples(rel, info->sep,
-								  (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY))) < 0)
+		if (_blink_below_hikey(rel, page, info->sep))
 		{
 			_blink_relbuf(rel, buf);
 			return InvalidBuffer;
