@@ -181,8 +181,50 @@ INSERT INTO u SELECT g FROM generate_series(1, 100) AS g;
 SELECT counter('deferred_inserts') - :d0 AS deferred_unique;
 INSERT INTO u VALUES (5), (5);
 
-SELECT blink_check('d_k', true), blink_check('oc_k', true), blink_check('u_k', true);
+-- A parallel plan started while entries are buffered: its workers read
+-- the index from their own processes.  Here an AFTER STATEMENT trigger
+-- counts the new rows with a parallel index scan while the INSERT that
+-- fired it still buffers; the plan's start flushes first (btree beside it).
+CREATE TABLE p (k int, pad text);
+INSERT INTO p SELECT g, 'x' FROM generate_series(1, 100000) g;
+CREATE INDEX p_k ON p USING blink (k);
+CREATE TABLE pb (k int, pad text);
+INSERT INTO pb SELECT g, 'x' FROM generate_series(1, 100000) g;
+CREATE INDEX pb_k ON pb USING btree (k);
+ANALYZE p, pb;
+CREATE TABLE p_seen (tab text, n bigint);
+CREATE FUNCTION p_count() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %I WHERE k > 100000', TG_TABLE_NAME) INTO n;
+	INSERT INTO p_seen VALUES (TG_TABLE_NAME, n);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER p_after AFTER INSERT ON p FOR EACH STATEMENT EXECUTE FUNCTION p_count();
+CREATE TRIGGER pb_after AFTER INSERT ON pb FOR EACH STATEMENT EXECUTE FUNCTION p_count();
+SET force_parallel_mode = on;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM p WHERE k > 100000;
+SELECT counter('deferred_inserts') AS d0 \gset
+INSERT INTO p SELECT g, 'y' FROM generate_series(100001, 101000) g;
+INSERT INTO pb SELECT g, 'y' FROM generate_series(100001, 101000) g;
+SELECT counter('deferred_inserts') - :d0 AS deferred_parallel;
+SELECT tab, n FROM p_seen ORDER BY tab;
+RESET force_parallel_mode;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_index_scan_size;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
 
-DROP TABLE d, seen, oc, u;
+SELECT blink_check('d_k', true), blink_check('oc_k', true), blink_check('u_k', true),
+       blink_check('p_k', true);
+
+DROP TABLE d, seen, oc, u, p, pb, p_seen;
+DROP FUNCTION p_count();
 DROP FUNCTION d_counts(int, int), leaf_entries(regclass), counter(text), d_look(), d_after(), risky(int);
 DROP EXTENSION blinkam;

@@ -50,16 +50,32 @@
  * between, and every backend that pops a slot either finishes it
  * (DONE/SKIPPED, latch set after its release) or pushes it back, waking it
  * if it is of another page.  So a published slot always has a backend
- * coming to it.  (The atomic push, pop and state changes are full
- * barriers.)  As a last resort a waiter also wakes every
+ * coming to it.  This holds whatever the releasing session's
+ * blinkam.batch_inserts says (a session with batching off serves no
+ * waiter but still wakes them after its release), and on errors too: a
+ * lock released by LWLockReleaseAll skips _blink_unlock, so the
+ * (sub)transaction's abort wakes every pending waiter of every list
+ * (_blink_batch_wake_all).  A holder that fails after claiming slots hands
+ * them back and wakes them itself (_blink_batch_abandon).
+ *
+ * Memory ordering (weakly ordered CPUs included): a slot's fields are
+ * written before the CAS that pushes it (a full barrier) and read by a
+ * holder after the exchange that pops it and the CAS that claims it (full
+ * barriers); next is written before a write barrier and read after a
+ * read barrier.  DONE/SKIPPED are stored after the WAL record is inserted
+ * (the insertion ends with a lock release, so the record's bytes are
+ * visible first), followed by a full barrier, and the latch is set after
+ * that; SetLatch and the waiter's ResetLatch are barriers, so a woken
+ * waiter reads the final state.  As a last resort a waiter also wakes every
  * BLINK_BATCH_WAIT_MS to retry; such timeouts are counted in
  * batch_wait_timeouts (a holder descheduled that long on an overloaded
  * machine causes them too).
  *
- * Unique indexes: a waiter with a uniqueness check to do asks the holder
- * to do it (blinkinsert.c), against the holder's page as already updated
- * by the batch; any conflict hands the tuple back, and the waiter does its
- * check itself (raising the error, or waiting for the other transaction).
+ * Unique indexes: a waiter with a uniqueness check publishes on the
+ * first leaf of its key; the holder accepts the tuple only if no entry
+ * with that key exists (blinkinsert.c, _blink_batch_accept), and hands it
+ * back otherwise: the waiter does its check itself (raising the error, or
+ * waiting for the other transaction).
  *
  * Lock order: no lock is taken here; a waiter holds only a pin on the
  * page it waits for.
@@ -74,6 +90,7 @@
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "access/twophase.h"
+#include "access/xact.h"
 #include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -331,6 +348,7 @@ _blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed, int max)
 {
 	if (!blinkam_batch_inserts)
 		return 0;
+	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
 	/* tests: hold the page a while, so that waiters pile up */
 	if (blinkam_debug_batch_delay > 0)
 		pg_usleep(blinkam_debug_batch_delay * 1000L);
@@ -398,15 +416,78 @@ _blink_batch_wake(uint32 *claimed, int nclaimed)
 }
 
 /*
- * For a holder, after releasing the page: wake whoever published for it
- * meanwhile (see "Why no wake-up is lost").
+ * For whoever releases a leaf lock: wake whoever published for it
+ * meanwhile (see "Why no wake-up is lost").  Done whatever this session's
+ * blinkam.batch_inserts says: a holder that does not serve waiters still
+ * hands them back, awake.
  */
 void
 _blink_batch_after_release(Relation rel, BlockNumber blkno)
 {
-	if (!blinkam_batch_inserts)
-		return;
 	pg_memory_barrier();
 	if (pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
 		(void) drain_bucket(rel->rd_node, blkno, NULL, 0, true);
+}
+
+/*
+ * After an error: the leaf locks this backend held were released by
+ * LWLockReleaseAll, not by _blink_unlock, so nobody looked at their wait
+ * lists.  Wake every pending waiter of every list; each takes its page
+ * lock and inserts itself or, finding the lock taken again, waits for
+ * that holder.  (A woken waiter of a page whose holder is still busy
+ * costs one failed lock attempt.)  Cheap: one atomic read per list when
+ * the lists are empty.
+ */
+static void
+_blink_batch_wake_all(void)
+{
+	if (Batch == NULL)
+		return;
+	pg_memory_barrier();
+	for (int b = 0; b < BLINK_BATCH_BUCKETS; b++)
+	{
+		pg_atomic_uint32 *head = &Batch->heads[b];
+		uint32		cur;
+
+		if (pg_atomic_read_u32(head) == 0)
+			continue;
+		cur = pg_atomic_exchange_u32(head, 0);
+		while (cur != 0)
+		{
+			uint32		slotno = cur - 1;
+			BlinkBatchSlot *s = &Batch->slots[slotno];
+
+			pg_read_barrier();
+			cur = s->next;
+			if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
+			{
+				push_slot(head, slotno);
+				SetLatch(s->latch);
+			}
+			else
+				pg_atomic_write_u32(&s->linked, 0);
+		}
+	}
+}
+
+static void
+_blink_batch_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		_blink_batch_wake_all();
+}
+
+static void
+_blink_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							  SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		_blink_batch_wake_all();
+}
+
+void
+blink_install_batch_hooks(void)
+{
+	RegisterXactCallback(_blink_batch_xact_callback, NULL);
+	RegisterSubXactCallback(_blink_batch_subxact_callback, NULL);
 }

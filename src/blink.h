@@ -285,6 +285,7 @@ extern void _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted);
 extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
 extern void _blink_batch_abandon(uint32 *claimed, int nclaimed);
 extern void _blink_batch_after_release(Relation rel, BlockNumber blkno);
+extern void blink_install_batch_hooks(void);
 
 /* defer.c */
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
@@ -350,8 +351,8 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 						IndexUniqueCheck checkUnique, bool indexUnchanged,
 						struct IndexInfo *indexInfo);
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
-extern void _blink_insert_sorted(Relation rel, Relation heapRel,
-								 IndexTuple *itups, int n, bool *landed);
+extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
+								 bool *landed);
 
 /* blinkbuild.c */
 extern IndexBuildResult *blinkbuild(Relation heap, Relation index,

@@ -43,6 +43,7 @@ _PG_init(void)
 	blinkam_shmem_install_hooks();
 	blink_install_onconflict_hook();
 	blink_install_defer_hooks();
+	blink_install_batch_hooks();
 	blink_install_pool_hooks();
 	if (blinkam_enable_workers)
 		blinkam_register_launcher();

@@ -98,6 +98,26 @@ typedef enum BlinkamStopPoint
 	BLINKAM_STOP_IN_BATCH
 } BlinkamStopPoint;
 
+/*
+ * Named points where a backend can be made to wait (blinkam.debug_pause_at),
+ * so that an isolation spec can hold it inside a window a few instructions
+ * wide while other sessions act.
+ */
+typedef enum BlinkamPausePoint
+{
+	BLINKAM_PAUSE_NONE = 0,
+	BLINKAM_PAUSE_SPLIT_CYCLEID,	/* a split has read the VACUUM cycle id */
+	BLINKAM_PAUSE_AFTER_FINISH_SPLIT,	/* an insert let go of a flagged leaf
+										 * to finish its split */
+	BLINKAM_PAUSE_SCAN_LEAF_READ,	/* a scan copied a leaf, before its heap
+									 * visits */
+	BLINKAM_PAUSE_BATCH_BEFORE_CLAIM,	/* a holder has its own tuples on
+										 * the page copy, before taking the
+										 * wait list */
+	BLINKAM_PAUSE_BATCH_CHECKED /* a holder has checked and added waiters'
+								 * tuples, before writing its record */
+} BlinkamPausePoint;
+
 #define BLINKAM_STOP_ERROR	0
 #define BLINKAM_STOP_PANIC	1
 
@@ -117,8 +137,19 @@ extern int	blinkam_repair_delay;
 extern int	blinkam_debug_stop_at;
 extern int	blinkam_debug_stop_action;
 extern int	blinkam_debug_batch_delay;
+extern int	blinkam_debug_pause_at;
+extern int	blinkam_debug_pause_key;
 extern void blinkam_define_gucs(void);
 extern void blinkam_debug_stop(BlinkamStopPoint point);
+extern void blinkam_debug_pause_wait(BlinkamPausePoint point);
+
+/* Wait at a named point if blinkam.debug_pause_at names it (tests only). */
+static inline void
+blinkam_debug_pause(BlinkamPausePoint point)
+{
+	if (unlikely(blinkam_debug_pause_at == (int) point))
+		blinkam_debug_pause_wait(point);
+}
 
 /* shmem.c */
 extern BlinkamSharedState *BlinkamShared;

@@ -55,10 +55,11 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 IndexUniqueCheck checkUnique,
 										 bool *is_unique,
 										 uint32 *speculativeToken);
-static void _blink_insert_leaf(Relation rel, Relation heapRel,
+static bool _blink_insert_leaf(Relation rel,
 							   BlinkScanInsert key, Buffer buf,
-							   IndexTuple itup, BlinkStack stack, bool *landed);
-static void _blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
+							   IndexTuple itup, BlinkStack stack, bool *landed,
+							   bool checked);
+static void _blink_leaf_write(Relation rel, Buffer buf,
 							  IndexTuple *itups, int n, bool *landed);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 OffsetNumber newoff, Buffer childbuf,
@@ -176,37 +177,59 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 			xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
 										checkUnique, &is_unique, &token);
-			if (!TransactionIdIsValid(xwait))
-				break;
+			if (TransactionIdIsValid(xwait))
+			{
+				/*
+				 * A conflicting row of a transaction in progress: wait for
+				 * it without any buffer lock, then resume from the
+				 * remembered leaf (moving right if it split meanwhile) -- no
+				 * new descent.
+				 */
+				leaf = BufferGetBlockNumber(buf);
+				_blink_relbuf(rel, buf);
+				if (token)
+					SpeculativeInsertionWait(xwait, token);
+				else
+					XactLockTableWait(xwait, rel, &itup->t_tid, XLTW_InsertIndex);
+				buf = _blink_getbuf(rel, leaf, BUFFER_LOCK_EXCLUSIVE);
+				buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+				continue;
+			}
+
+			if (checkUnique == UNIQUE_CHECK_EXISTING)
+			{
+				/* Deferred recheck: the entry is already in the index. */
+				_blink_relbuf(rel, buf);
+				_blink_free_stack(stack);
+				pfree(itup);
+				return is_unique;
+			}
 
 			/*
-			 * A conflicting row of a transaction in progress: wait for it
-			 * without any buffer lock, then resume from the remembered
-			 * leaf (moving right if it split meanwhile) -- no new descent.
+			 * The check holds as long as some page of the key's range stays
+			 * locked: moving right to the page where the full key (with the
+			 * heap TID) belongs is coupled, and the insert keeps that page
+			 * locked.  Only a target page that must split while its previous
+			 * split is unfinished is let go (to get that split finished);
+			 * then another inserter of the key may have come and gone, so
+			 * check again, from the first leaf of the key.
 			 */
 			leaf = BufferGetBlockNumber(buf);
-			_blink_relbuf(rel, buf);
-			if (token)
-				SpeculativeInsertionWait(xwait, token);
-			else
-				XactLockTableWait(xwait, rel, &itup->t_tid, XLTW_InsertIndex);
+			key->heaptid = &itup->t_tid;
+			key->nextkey = true;
+			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+			if (_blink_insert_leaf(rel, key, buf, itup, stack, NULL, true))
+				break;
+			key->heaptid = NULL;
+			key->nextkey = false;
 			buf = _blink_getbuf(rel, leaf, BUFFER_LOCK_EXCLUSIVE);
 			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
 		}
 
-		if (checkUnique == UNIQUE_CHECK_EXISTING)
-		{
-			/* Deferred recheck: the entry is already in the index. */
-			_blink_relbuf(rel, buf);
-			_blink_free_stack(stack);
-			pfree(itup);
-			return is_unique;
-		}
-
-		/* The full key (with the heap TID) may belong further right. */
-		key->heaptid = &itup->t_tid;
-		key->nextkey = true;
-		buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+		_blink_free_stack(stack);
+		pfree(key);
+		pfree(itup);
+		return is_unique;
 	}
 	else
 	{
@@ -227,7 +250,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
-	_blink_insert_leaf(rel, heapRel, key, buf, itup, stack, NULL);
+	(void) _blink_insert_leaf(rel, key, buf, itup, stack, NULL, false);
 
 	_blink_free_stack(stack);
 	pfree(key);
@@ -247,7 +270,7 @@ static UniqueItemResult
 _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
 						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
-						 uint32 *speculativeToken, bool on_behalf)
+						 uint32 *speculativeToken)
 {
 	ItemId		iid = PageGetItemId(page, offnum);
 	ItemPointerData htid;
@@ -279,23 +302,17 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 
 	/*
 	 * A committed live duplicate.  If our own row is no longer visible to
-	 * us (deleted later in our own transaction), there is no conflict.  A
-	 * holder checking for another backend cannot tell (SnapshotSelf is its
-	 * own transaction's view): it reports the duplicate, and the waiter
-	 * decides by checking again itself.
+	 * us (deleted later in our own transaction), there is no conflict.
 	 */
-	if (!on_behalf &&
-		!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
+	if (!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
 		return UNIQUE_ITEM_OK;
 	return UNIQUE_ITEM_VIOLATION;
 }
 
 /*
  * Look for live rows with the same user key as itup, on the leaf in buf
- * (exclusively locked, the first leaf where the key can appear; its
- * contents are read from firstpage if given -- the page copy of a record
- * being built, which means the check is done on behalf of another backend)
- * and on its right siblings, which are share-locked one at a
+ * (exclusively locked, the first leaf where the key can appear) and on its
+ * right siblings, which are share-locked one at a
  * time while buf stays locked.  key is itup's key without the heap TID.
  *
  * Returns UNIQUE_ITEM_WAIT with *xwait (and *speculativeToken) set if such
@@ -307,7 +324,7 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
  */
 static UniqueItemResult
 _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
-				   Buffer buf, Page firstpage, BlinkScanInsert key,
+				   Buffer buf, BlinkScanInsert key,
 				   IndexUniqueCheck checkUnique, bool *is_unique,
 				   TransactionId *xwait, uint32 *speculativeToken)
 {
@@ -321,7 +338,7 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 
 	for (;;)
 	{
-		Page		page = (cur == buf && firstpage) ? firstpage : BufferGetPage(cur);
+		Page		page = BufferGetPage(cur);
 		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
 		OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
 		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
@@ -335,8 +352,7 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 				break;
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
-										   is_unique, xwait, speculativeToken,
-										   firstpage != NULL);
+										   is_unique, xwait, speculativeToken);
 		}
 		/* ... and anywhere in the unsorted tail. */
 		for (offnum = sortedEnd; offnum <= maxoff && res == UNIQUE_ITEM_OK; offnum++)
@@ -345,8 +361,7 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 				continue;
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
-										   is_unique, xwait, speculativeToken,
-										   firstpage != NULL);
+										   is_unique, xwait, speculativeToken);
 		}
 		if (res != UNIQUE_ITEM_OK)
 			break;
@@ -385,7 +400,7 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 					uint32 *speculativeToken)
 {
 	TransactionId xwait;
-	UniqueItemResult res = _blink_unique_scan(rel, itup, heapRel, buf, NULL,
+	UniqueItemResult res = _blink_unique_scan(rel, itup, heapRel, buf,
 											  key, checkUnique, is_unique,
 											  &xwait, speculativeToken);
 
@@ -432,36 +447,69 @@ _blink_below_hikey(Relation rel, Page p, IndexTuple itup)
 }
 
 /*
- * May the published tuple itup go onto page p, the page copy of the
- * holder's record for the leaf in buf?  It must belong there (below the
- * high key), fit, and -- if unique -- pass the uniqueness check against p
- * as the batch has made it so far, with nothing to wait for.  Anything
- * else hands it back to its backend, which then does it all itself.
+ * Does page p hold no entry with itup's user key, and can no such entry
+ * exist on a page to its right?  p is the first leaf where that key can
+ * appear (the waiter published there after a descent with the user key),
+ * so if this holds, the key is nowhere in the index.
  */
 static bool
-_blink_batch_accept(Relation rel, Relation heapRel, Buffer buf, Page p,
-					IndexTuple itup, bool unique)
+_blink_key_absent(Relation rel, Page p, IndexTuple itup)
+{
+	BlinkScanInsert key = _blink_mkscankey(rel, itup);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(p);
+	OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
+	OffsetNumber off;
+	bool		absent = true;
+
+	key->heaptid = NULL;
+	key->nextkey = false;
+
+	/* The equal range would continue on the right sibling. */
+	if (!BlinkPageIsRightmost(opaque) &&
+		_blink_compare(rel, key, p, BLINK_HIKEY) == 0)
+		absent = false;
+
+	/* The sorted part: the first item >= key must differ from it. */
+	off = _blink_binsrch(rel, key, p);
+	if (absent && off < sortedEnd && _blink_compare(rel, key, p, off) == 0)
+		absent = false;
+
+	/* The unsorted tail: every item. */
+	for (off = sortedEnd; absent && off <= maxoff; off++)
+	{
+		if (_blink_compare(rel, key, p, off) == 0)
+			absent = false;
+	}
+	pfree(key);
+	return absent;
+}
+
+/*
+ * May the published tuple itup go onto page p, the page copy of the
+ * holder's record for the leaf in buf?  It must belong there (below the
+ * high key) and fit.  A tuple of a unique index is accepted only if its
+ * key is absent from the index (_blink_key_absent, against p as the batch
+ * has made it so far, so two waiters with the same key cannot both go in):
+ * then no row can conflict with it, whoever looks.  If an entry with the
+ * key exists, whether it conflicts depends on visibility that only the
+ * waiter can judge: the holder's dirty snapshot is its own transaction's
+ * view (a row the holder deleted looks gone, one it inserted looks
+ * committed), and it cannot see what the waiter's own transaction did.
+ * Such tuples, like every other refusal, go back to their backends, which
+ * do it all themselves.  No heap access, no waiting, nothing that could
+ * raise an error on a waiter's behalf but key comparisons the holder's own
+ * insert already made.
+ */
+static bool
+_blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 {
 	if (!_blink_below_hikey(rel, p, itup))
 		return false;			/* moved right by a split */
 	if (!_blink_fits(p, IndexTupleSize(itup)))
 		return false;			/* no room: it will split */
-	if (unique)
-	{
-		BlinkScanInsert key = _blink_mkscankey(rel, itup);
-		bool		is_unique = true;
-		TransactionId xwait;
-		uint32		token;
-		UniqueItemResult res;
-
-		key->heaptid = NULL;
-		key->nextkey = false;
-		res = _blink_unique_scan(rel, itup, heapRel, buf, p, key,
-								 UNIQUE_CHECK_YES, &is_unique, &xwait, &token);
-		pfree(key);
-		if (res != UNIQUE_ITEM_OK)
-			return false;
-	}
+	if (unique && !_blink_key_absent(rel, p, itup))
+		return false;			/* the waiter must judge the equal keys */
 	return true;
 }
 
@@ -512,7 +560,7 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup)
  * handed back to their owners.
  */
 static void
-_blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
+_blink_collect_batch(Relation rel, Buffer buf, Page p,
 					 uint32 *claimed, int *nclaimed, bool *inserted)
 {
 	*nclaimed = 0;
@@ -529,10 +577,12 @@ _blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
 			bool		unique;
 			IndexTuple	itup = _blink_batch_tuple(claimed[i], &unique);
 
-			if (!_blink_batch_accept(rel, heapRel, buf, p, itup, unique))
+			if (!_blink_batch_accept(rel, p, itup, unique))
 				continue;
 			inserted[i] = _blink_leaf_append(rel, p, itup);
 		}
+		if (n > 0)
+			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
 		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
 	}
 	PG_CATCH();
@@ -550,7 +600,7 @@ _blink_collect_batch(Relation rel, Relation heapRel, Buffer buf, Page p,
  * landed[0..n-1] (if given) once the record is written.  Releases buf.
  */
 static void
-_blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
+_blink_leaf_write(Relation rel, Buffer buf,
 				  IndexTuple *itups, int n, bool *landed)
 {
 	GenericXLogState *state = GenericXLogStart(rel);
@@ -571,7 +621,7 @@ _blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
 	 * before the record is written, none of their tuples is in, so they
 	 * are all handed back.
 	 */
-	_blink_collect_batch(rel, heapRel, buf, p, claimed, &nclaimed, inserted);
+	_blink_collect_batch(rel, buf, p, claimed, &nclaimed, inserted);
 	GenericXLogFinish(state);
 	if (landed)
 	{
@@ -589,10 +639,16 @@ _blink_leaf_write(Relation rel, Relation heapRel, Buffer buf,
  * covers key), splitting it if needed.  Releases buf.  Sets *landed (if
  * given) as soon as itup is in the index, before the split (if any) is
  * finished in the parent.
+ *
+ * checked: the caller's uniqueness check is protected by buf's lock.  If
+ * the leaf must be let go (to get its unfinished split finished), the
+ * check no longer holds: return false without inserting, for the caller
+ * to check again.  Returns true once itup is in.
  */
-static void
-_blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
-				   Buffer buf, IndexTuple itup, BlinkStack stack, bool *landed)
+static bool
+_blink_insert_leaf(Relation rel, BlinkScanInsert key,
+				   Buffer buf, IndexTuple itup, BlinkStack stack, bool *landed,
+				   bool checked)
 {
 	Size		itemsz = IndexTupleSize(itup);
 
@@ -606,8 +662,8 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
 
 		if (_blink_fits(page, itemsz))
 		{
-			_blink_leaf_write(rel, heapRel, buf, &itup, 1, landed);
-			return;
+			_blink_leaf_write(rel, buf, &itup, 1, landed);
+			return true;
 		}
 
 		if (BlinkPageIsIncompleteSplit(opaque))
@@ -620,6 +676,9 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
 			BlockNumber blkno = BufferGetBlockNumber(buf);
 
 			_blink_finish_or_wait(rel, buf);
+			blinkam_debug_pause(BLINKAM_PAUSE_AFTER_FINISH_SPLIT);
+			if (checked)
+				return false;
 			buf = _blink_getbuf(rel, blkno, BUFFER_LOCK_EXCLUSIVE);
 			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
 			continue;
@@ -631,7 +690,7 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
 		blinkam_debug_stop(BLINKAM_STOP_AFTER_LEAF_SPLIT);
 		_blink_insert_parent(rel, &info, stack);
-		return;
+		return true;
 	}
 }
 
@@ -644,7 +703,7 @@ _blink_insert_leaf(Relation rel, Relation heapRel, BlinkScanInsert key,
  * which tuples are still to do.  No lock is held on entry or exit.
  */
 void
-_blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
+_blink_insert_sorted(Relation rel, IndexTuple *itups,
 					 int n, bool *landed)
 {
 	int			i = 0;
@@ -696,12 +755,13 @@ _blink_insert_sorted(Relation rel, Relation heapRel, IndexTuple *itups,
 
 		if (m == 0)
 		{
-			_blink_insert_leaf(rel, heapRel, key, buf, itups[i], stack, &landed[i]);
+			(void) _blink_insert_leaf(rel, key, buf, itups[i], stack,
+									  &landed[i], false);
 			i++;
 		}
 		else
 		{
-			_blink_leaf_write(rel, heapRel, buf, &itups[i], m, &landed[i]);
+			_blink_leaf_write(rel, buf, &itups[i], m, &landed[i]);
 			i += m;
 		}
 		blinkam_count(BLINKAM_COUNTER_DEFERRED_LEAF_WRITES, 1);
@@ -846,7 +906,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	IndexTuple	hikey;
 	OffsetNumber *deletable;
 	int			ndeletable = 0;
-	BlinkCycleId cycleid = _blink_vacuum_cycleid(rel);
+	BlinkCycleId cycleid;
 
 	state = GenericXLogStart(rel);
 	lpage = GenericXLogRegisterBuffer(state, buf, 0);
@@ -914,6 +974,18 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	nbuf = _blink_newpage(rel, isleaf);
 	if (!wasrightmost)
 		rbuf = _blink_getbuf(rel, lopaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
+
+	/*
+	 * Is a VACUUM scanning the index?  Ask only now that L and N are both
+	 * locked.  A VACUUM that starts after this cannot have passed N yet (it
+	 * would wait for N's lock, and find the items there), nor L; one that
+	 * started before is seen here, and the stamp on L sends it back to N if
+	 * it passed N before we took it (see blinkvacuum.c).  Asked before N
+	 * was taken, a VACUUM starting in between could pass the still-empty N
+	 * and never learn that L's items moved there.
+	 */
+	cycleid = _blink_vacuum_cycleid(rel);
+	blinkam_debug_pause(BLINKAM_PAUSE_SPLIT_CYCLEID);
 
 	npage = GenericXLogRegisterBuffer(state, nbuf, GENERIC_XLOG_FULL_IMAGE);
 	_blink_init_page(npage, isleaf ? BLINK_LEAF : 0, lopaque->blink_level);

@@ -474,7 +474,27 @@ _blink_unpin_pos(BlinkScanPos *pos)
 }
 
 /*
- * Unlock the page just read; keep its pin only for non-MVCC snapshots.
+ * Unlock the leaf just read (pinned and share-locked on entry).  Its pin
+ * is kept in so->currPos until the scan leaves the page, unless the scan
+ * is a plain MVCC scan.
+ *
+ * The pin is the interlock with VACUUM, whose cleanup lock on every leaf
+ * waits for it: while a scan holds it, VACUUM cannot remove the entries
+ * the scan copied from that leaf, so it cannot free their heap line
+ * pointers either (index entries go before heap line pointers).
+ *
+ *  - Plain index scan with an MVCC snapshot: no pin needed.  If VACUUM
+ *    frees a copied TID's line pointer meanwhile, the row it pointed at
+ *    was dead to every snapshot, ours included; a row that reuses the
+ *    line pointer was inserted after VACUUM removed the entry, so after
+ *    our snapshot was taken, by a transaction our snapshot does not see.
+ *    The heap visit decides, and it answers "invisible" either way.
+ *  - Index-only scan: the visibility map decides, not the heap.  VACUUM
+ *    marks a page all-visible once it has freed its dead line pointers, so
+ *    without the pin a copied entry of a deleted row would be returned as
+ *    visible.  Keep the pin.
+ *  - Non-MVCC snapshots (SnapshotAny, dirty): the heap visit cannot tell
+ *    a reused line pointer from the original row.  Keep the pin.
  */
 static void
 _blink_drop_lock_maybe_pin(IndexScanDesc scan, Buffer buf)
@@ -482,13 +502,14 @@ _blink_drop_lock_maybe_pin(IndexScanDesc scan, Buffer buf)
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
 	_blink_unlock(scan->indexRelation, buf);
-	if (IsMVCCSnapshot(scan->xs_snapshot))
+	if (IsMVCCSnapshot(scan->xs_snapshot) && !scan->xs_want_itup)
 	{
 		ReleaseBuffer(buf);
 		so->currPos.buf = InvalidBuffer;
 	}
 	else
 		so->currPos.buf = buf;
+	blinkam_debug_pause(BLINKAM_PAUSE_SCAN_LEAF_READ);
 }
 
 /*

@@ -26,7 +26,11 @@
  *
  * With heapallindexed, every heap tuple that the index must cover has an
  * entry with exactly the same contents (compared by a hash of the index
- * tuple formed from the heap row).  Failures raise ERRCODE_INDEX_CORRUPTED
+ * tuple formed from the heap row), no heap tuple has two entries, and
+ * every other entry points at a line pointer still in use (a dead row
+ * that VACUUM has yet to remove).  On a unique index, heapallindexed also
+ * checks uniqueness: no two entries with one key point at rows visible to
+ * one snapshot.  Failures raise ERRCODE_INDEX_CORRUPTED
  * naming the block and the broken invariant.
  *
  * src/blinkverify.c
@@ -51,6 +55,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "blink.h"
 #include "blinkam.h"
@@ -71,6 +76,12 @@ typedef struct CheckState
 	bool	   *visited;
 	HTAB	   *tids;			/* heapallindexed: TID -> tuple hash */
 	int64		nleafitems;
+	/* heapallindexed on a unique index: the uniqueness check */
+	Relation	heap;
+	Snapshot	snapshot;		/* NULL: no uniqueness check */
+	IndexTuple	run_first;		/* first entry of the current equal-key run */
+	BlinkScanInsert run_key;	/* its user key */
+	List	   *run_tids;		/* the run's heap TIDs */
 } CheckState;
 
 typedef struct TidEntry
@@ -128,6 +139,94 @@ itup_hash(IndexTuple itup)
 					  IndexTupleSize(itup) - sizeof(ItemPointerData));
 }
 
+/* Do the run's entries point at two rows visible at once? */
+static void
+check_unique_run(CheckState *cs)
+{
+	ItemPointer first_visible = NULL;
+	ListCell   *lc;
+
+	if (list_length(cs->run_tids) > 1)
+	{
+		foreach(lc, cs->run_tids)
+		{
+			ItemPointer tid = (ItemPointer) lfirst(lc);
+			bool		all_dead = false;
+
+			if (!table_index_fetch_tuple_check(cs->heap, tid, cs->snapshot, &all_dead))
+				continue;
+			if (first_visible == NULL)
+			{
+				first_visible = tid;
+				continue;
+			}
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("unique blink index \"%s\" has two visible rows with key %s",
+							RelationGetRelationName(cs->rel),
+							_blink_tuple_to_text(cs->rel, cs->run_first)),
+					 errdetail("Heap tuples (%u,%u) and (%u,%u) of table \"%s\".",
+							   ItemPointerGetBlockNumber(first_visible),
+							   ItemPointerGetOffsetNumber(first_visible),
+							   ItemPointerGetBlockNumber(tid),
+							   ItemPointerGetOffsetNumber(tid),
+							   RelationGetRelationName(cs->heap))));
+		}
+	}
+	list_free_deep(cs->run_tids);
+	cs->run_tids = NIL;
+	cs->run_first = NULL;
+	cs->run_key = NULL;
+}
+
+static int
+check_tuple_cmp(const void *a, const void *b, void *arg)
+{
+	return _blink_compare_tuples((Relation) arg, *(IndexTuple *) a, *(IndexTuple *) b);
+}
+
+/*
+ * Uniqueness check: feed the entries of one leaf (in any order) into the
+ * equal-key runs.  Leaves come left to right, so the runs see every entry
+ * of the level in key order.  Entries with a NULL key column never
+ * conflict unless the index says NULLS NOT DISTINCT.
+ */
+static void
+check_unique_leaf(CheckState *cs, IndexTuple *items, int n)
+{
+	Relation	rel = cs->rel;
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	qsort_arg(items, n, sizeof(IndexTuple), check_tuple_cmp, rel);
+	for (int i = 0; i < n; i++)
+	{
+		IndexTuple	itup = items[i];
+		bool		hasnull = false;
+
+		for (int a = 1; a <= nkeyatts && !rel->rd_index->indnullsnotdistinct; a++)
+		{
+			bool		isnull;
+
+			(void) index_getattr(itup, a, desc, &isnull);
+			hasnull |= isnull;
+		}
+		if (!hasnull && cs->run_key &&
+			_blink_compare_key_tuple(rel, cs->run_key, itup) == 0)
+		{
+			cs->run_tids = lappend(cs->run_tids, &itup->t_tid);
+			continue;
+		}
+		check_unique_run(cs);
+		if (hasnull)
+			continue;
+		cs->run_first = itup;
+		cs->run_key = _blink_mkscankey(rel, itup);
+		cs->run_key->heaptid = NULL;
+		cs->run_tids = list_make1(&itup->t_tid);
+	}
+}
+
 /*
  * Check one page against its bounds; collect its downlinks (internal) or
  * its TIDs (leaf, heapallindexed).  Returns the page's high key (palloc'd
@@ -144,6 +243,8 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 	OffsetNumber sortedEnd = first + opaque->blink_nsorted;
 	IndexTuple	hikey = NULL;
 	bool		leaf = BlinkPageIsLeaf(opaque);
+	IndexTuple *uitems = NULL;
+	int			nuitems = 0;
 
 	if (sortedEnd > maxoff + 1)
 		corrupt(cs, blkno, "sorted item count %u exceeds the %d items",
@@ -228,8 +329,16 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 				}
 				e->count++;
 			}
+			if (cs->snapshot && !ItemIdIsDead(iid))
+			{
+				if (uitems == NULL)
+					uitems = palloc(sizeof(IndexTuple) * (maxoff - first + 1));
+				uitems[nuitems++] = CopyIndexTuple(itup);
+			}
 		}
 	}
+	if (nuitems > 0)
+		check_unique_leaf(cs, uitems, nuitems);
 	return hikey;
 }
 
@@ -334,6 +443,38 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 	pfree(itup);
 }
 
+/*
+ * heapallindexed: an index entry that no covered heap row matched must
+ * point at a line pointer in use (a dead row not yet vacuumed).
+ */
+static void
+check_unmatched_tid(Relation heap, Relation index, ItemPointer tid)
+{
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
+	bool		used = false;
+
+	if (blkno < RelationGetNumberOfBlocks(heap))
+	{
+		Buffer		buf = ReadBuffer(heap, blkno);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		used = !PageIsNew(page) && off >= FirstOffsetNumber &&
+			off <= PageGetMaxOffsetNumber(page) &&
+			ItemIdIsUsed(PageGetItemId(page, off));
+		UnlockReleaseBuffer(buf);
+	}
+	if (!used)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("blink index \"%s\" has an entry for heap tuple (%u,%u), whose line pointer in table \"%s\" is unused",
+						RelationGetRelationName(index), blkno, off,
+						RelationGetRelationName(heap)),
+				 errdetail("A VACUUM freed the row but missed this entry.")));
+}
+
 Datum
 blink_check(PG_FUNCTION_ARGS)
 {
@@ -374,6 +515,19 @@ blink_check(PG_FUNCTION_ARGS)
 		ctl.hcxt = cxt;
 		cs.tids = hash_create("blink_check tids", 1024, &ctl,
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+
+		/*
+		 * Unique indexes: no two entries with one key may point at rows
+		 * visible to one snapshot.  No MVCC snapshot sees two versions of a
+		 * key that uniqueness kept apart (the later insert followed the
+		 * earlier delete's commit), so any snapshot gives no false reports;
+		 * the latest one misses nothing committed.
+		 */
+		if (heap && rel->rd_index->indisunique)
+		{
+			cs.heap = heap;
+			cs.snapshot = RegisterSnapshot(GetLatestSnapshot());
+		}
 	}
 
 	if (cs.nblocks < 2)
@@ -409,6 +563,12 @@ blink_check(PG_FUNCTION_ARGS)
 			if (lv > 0)
 				leftmost = ((Downlink *) linitial(links))->child;
 		}
+	}
+
+	if (cs.snapshot)
+	{
+		check_unique_run(&cs);
+		UnregisterSnapshot(cs.snapshot);
 	}
 
 	/* Every other block must be a zero page or the metapage. */
@@ -451,6 +611,20 @@ blink_check(PG_FUNCTION_ARGS)
 		indexInfo->ii_Concurrent = false;
 		table_index_build_scan(heap, rel, indexInfo, true, false,
 							   check_heap_callback, &cs, NULL);
+
+		/*
+		 * An entry no covered heap row matched points at a row dead to
+		 * everyone, which VACUUM has yet to remove: its line pointer must
+		 * still be in use.  One pointing at an unused line pointer (or past
+		 * the table's end) survived a VACUUM that freed its row, and would
+		 * return whatever row takes that line pointer next.
+		 */
+		hash_seq_init(&seq, cs.tids);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			if (!e->matched)
+				check_unmatched_tid(heap, rel, &e->tid);
+		}
 	}
 
 	MemoryContextSwitchTo(old);

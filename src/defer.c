@@ -20,8 +20,17 @@
  *     so does every statement's end (ExecutorFinish), every utility
  *     command (before and after: COPY ends there; TRUNCATE, REINDEX,
  *     DROP must find nothing pending) and the commit (PRE_COMMIT and
- *     PRE_PREPARE, the backstop for callers that run no executor, such as
- *     logical replication's apply worker).
+ *     PRE_PREPARE).
+ *   - Our parallel workers see our rows too: a plan that needs parallel
+ *     mode flushes before it starts (ExecutorStart).
+ *   - A statement's end must be certain to come: tuples are buffered only
+ *     while a statement runs between our ExecutorStart and ExecutorEnd, or
+ *     a utility command inside our ProcessUtility hook.  Callers that run
+ *     no executor (logical replication's apply worker, which also
+ *     truncates outside ProcessUtility) insert directly.  And a flush that
+ *     finds the index's storage replaced since its entries were taken
+ *     drops them: the command that replaced it emptied the table or
+ *     rebuilt the index from it.
  *   - VACUUM must never see a heap tuple as dead while its entry is still
  *     buffered: it would free the line pointer without removing the entry
  *     (it is not in the index yet), and a later flush would point the
@@ -72,6 +81,7 @@ typedef struct DeferEntry
 typedef struct DeferBuffer
 {
 	Oid			indexoid;
+	RelFileNode node;			/* the index's storage when they were taken */
 	Oid			heapoid;
 	int			n;
 	int			cap;
@@ -88,6 +98,32 @@ static Size pending_bytes = 0;
 /* INSERT ... ON CONFLICT statements running (nothing is buffered then) */
 static int	suspend_depth = 0;
 static bool flushing = false;
+
+/*
+ * Statements whose end this backend is certain to see: executor runs
+ * between our ExecutorStart and ExecutorEnd hooks, utility commands inside
+ * our ProcessUtility hook.  Tuples are buffered only while one runs.
+ */
+static int	scope_depth = 0;
+
+/*
+ * The two depths as each open subtransaction found them: a subtransaction
+ * that aborts skips the ExecutorEnd of the statements it was running, so
+ * its abort puts the depths back.
+ */
+typedef struct DeferLevel
+{
+	SubTransactionId subid;
+	int			scope_depth;
+	int			suspend_depth;
+} DeferLevel;
+
+static DeferLevel *levels = NULL;
+static int	nlevels = 0;
+static int	maxlevels = 0;
+
+static void _blink_defer_remove(DeferBuffer *b, bool *landed,
+								SubTransactionId subid);
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
@@ -127,6 +163,7 @@ _blink_defer_buffer(Relation rel, Relation heapRel)
 	}
 	b = &buffers[nbuffers++];
 	b->indexoid = RelationGetRelid(rel);
+	b->node = rel->rd_node;
 	b->heapoid = RelationGetRelid(heapRel);
 	b->n = 0;
 	b->cap = 0;
@@ -147,8 +184,8 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 	MemoryContext old;
 	Size		sz = IndexTupleSize(itup);
 
-	if (!blinkam_defer_inserts || suspend_depth > 0 || flushing ||
-		rel->rd_index->indisunique ||
+	if (!blinkam_defer_inserts || suspend_depth > 0 || scope_depth == 0 ||
+		flushing || rel->rd_index->indisunique ||
 		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
 		!IsTransactionState())
 		return false;
@@ -159,6 +196,12 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 											 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(DeferContext);
 	b = _blink_defer_buffer(rel, heapRel);
+	if (!RelFileNodeEquals(b->node, rel->rd_node))
+	{
+		/* the storage was replaced meanwhile: see _blink_defer_flush_buffer */
+		_blink_defer_remove(b, NULL, InvalidSubTransactionId);
+		b->node = rel->rd_node;
+	}
 	if (b->n == b->cap)
 	{
 		b->cap = b->cap ? b->cap * 2 : 64;
@@ -228,6 +271,24 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 	heapRel = table_open(b->heapoid, RowExclusiveLock);
 	rel = index_open(b->indexoid, RowExclusiveLock);
 
+	/*
+	 * The index got new storage since the entries were taken (TRUNCATE,
+	 * REINDEX, CLUSTER, VACUUM FULL): each of those either emptied the
+	 * table or rebuilt the index from it, our rows included, so the
+	 * entries are obsolete -- and would point into the new storage at
+	 * rows that are not there.  Every such command run through
+	 * ProcessUtility finds nothing pending (it flushes before); this is
+	 * for those that are not (the logical replication apply worker's
+	 * TRUNCATE, which buffering outside a statement scope also excludes).
+	 */
+	if (!RelFileNodeEquals(b->node, rel->rd_node))
+	{
+		_blink_defer_remove(b, NULL, InvalidSubTransactionId);
+		index_close(rel, NoLock);
+		table_close(heapRel, NoLock);
+		return;
+	}
+
 	qsort_arg(b->entries, b->n, sizeof(DeferEntry), _blink_defer_cmp, rel);
 	itups = palloc(sizeof(IndexTuple) * b->n);
 	landed = palloc0(sizeof(bool) * b->n);
@@ -236,7 +297,7 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 
 	PG_TRY();
 	{
-		_blink_insert_sorted(rel, heapRel, itups, b->n, landed);
+		_blink_insert_sorted(rel, itups, b->n, landed);
 	}
 	PG_CATCH();
 	{
@@ -317,6 +378,8 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			_blink_defer_reset();
 			suspend_depth = 0;
+			scope_depth = 0;
+			nlevels = 0;
 			flushing = false;
 			break;
 		default:
@@ -328,6 +391,35 @@ static void
 _blink_defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 							  SubTransactionId parentSubid, void *arg)
 {
+	if (event == SUBXACT_EVENT_START_SUB)
+	{
+		if (nlevels == maxlevels)
+		{
+			maxlevels = maxlevels ? maxlevels * 2 : 8;
+			levels = levels ?
+				repalloc(levels, sizeof(DeferLevel) * maxlevels) :
+				MemoryContextAlloc(TopMemoryContext, sizeof(DeferLevel) * maxlevels);
+		}
+		levels[nlevels].subid = mySubid;
+		levels[nlevels].scope_depth = scope_depth;
+		levels[nlevels].suspend_depth = suspend_depth;
+		nlevels++;
+		return;
+	}
+	if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		/* subtransactions end innermost first */
+		while (nlevels > 0 && levels[nlevels - 1].subid >= mySubid)
+		{
+			nlevels--;
+			if (event == SUBXACT_EVENT_ABORT_SUB && levels[nlevels].subid == mySubid)
+			{
+				scope_depth = levels[nlevels].scope_depth;
+				suspend_depth = levels[nlevels].suspend_depth;
+			}
+		}
+	}
+
 	if (pending_tuples == 0)
 		return;
 	if (event == SUBXACT_EVENT_ABORT_SUB)
@@ -371,12 +463,22 @@ static void
 _blink_defer_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	/*
-	 * Counted before the statement starts and uncounted in ExecutorEnd; a
-	 * statement that fails in between leaves the count up until the
-	 * transaction ends, which only turns buffering off meanwhile.
+	 * A plan that may start parallel workers: they read the index from
+	 * their own processes and must find every entry of rows this
+	 * transaction wrote.  (An AFTER trigger's query runs while the
+	 * statement that fired it still buffers.)
+	 */
+	if (queryDesc->plannedstmt->parallelModeNeeded)
+		_blink_defer_flush();
+
+	/*
+	 * Both counts go up before the statement starts and down in
+	 * ExecutorEnd; a statement that fails in between leaves them up until
+	 * its (sub)transaction ends, which puts them back.
 	 */
 	if (_blink_plan_has_onconflict(queryDesc->plannedstmt))
 		suspend_depth++;
+	scope_depth++;
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
@@ -400,6 +502,8 @@ _blink_defer_ExecutorEnd(QueryDesc *queryDesc)
 	_blink_defer_flush();
 	if (suspend_depth > 0 && _blink_plan_has_onconflict(queryDesc->plannedstmt))
 		suspend_depth--;
+	if (scope_depth > 0)
+		scope_depth--;
 	if (prev_ExecutorEnd)
 		prev_ExecutorEnd(queryDesc);
 	else
@@ -417,12 +521,23 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	/* COMMIT flushes at PRE_COMMIT; ROLLBACK discards. */
 	if (!txn)
 		_blink_defer_flush();
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-							params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+	scope_depth++;
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		/* (a COMMIT or ROLLBACK in here has already reset it) */
+		if (scope_depth > 0)
+			scope_depth--;
+	}
+	PG_END_TRY();
 	if (!txn)
 		_blink_defer_flush();
 }

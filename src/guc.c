@@ -15,6 +15,7 @@
 
 #include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/guc.h"
 
 #include "blinkam.h"
@@ -41,6 +42,20 @@ int			blinkam_repair_delay = 10;
 int			blinkam_debug_stop_at = BLINKAM_STOP_NONE;
 int			blinkam_debug_stop_action = BLINKAM_STOP_ERROR;
 int			blinkam_debug_batch_delay = 0;
+
+/* Test support: wait at a named point until a lock is free (superuser). */
+int			blinkam_debug_pause_at = BLINKAM_PAUSE_NONE;
+int			blinkam_debug_pause_key = 1;
+
+static const struct config_enum_entry pause_at_options[] = {
+	{"none", BLINKAM_PAUSE_NONE, false},
+	{"split_cycleid", BLINKAM_PAUSE_SPLIT_CYCLEID, false},
+	{"after_finish_split", BLINKAM_PAUSE_AFTER_FINISH_SPLIT, false},
+	{"scan_leaf_read", BLINKAM_PAUSE_SCAN_LEAF_READ, false},
+	{"batch_before_claim", BLINKAM_PAUSE_BATCH_BEFORE_CLAIM, false},
+	{"batch_checked", BLINKAM_PAUSE_BATCH_CHECKED, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry stop_at_options[] = {
 	{"none", BLINKAM_STOP_NONE, false},
@@ -156,6 +171,27 @@ blinkam_define_gucs(void)
 							&blinkam_debug_batch_delay, 0, 0, 60000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
+	DefineCustomEnumVariable("blinkam.debug_pause_at",
+							 "Makes this session wait at a named point of the blink code (for tests).",
+							 "At that point the backend waits until it can take the advisory "
+							 "lock blinkam.debug_pause_key in share mode, so another session "
+							 "holding pg_advisory_lock(key) keeps it there: split_cycleid (a "
+							 "split has read the VACUUM cycle id), after_finish_split (an "
+							 "insert let go of a flagged leaf to finish its split), "
+							 "scan_leaf_read (a scan copied a leaf, before visiting the heap), "
+							 "batch_before_claim (a leaf holder, before taking published "
+							 "tuples), batch_checked (a leaf holder has checked and added "
+							 "published tuples, before writing its record).",
+							 &blinkam_debug_pause_at,
+							 BLINKAM_PAUSE_NONE, pause_at_options,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.debug_pause_key",
+							"The advisory lock key that blinkam.debug_pause_at waits for.",
+							NULL,
+							&blinkam_debug_pause_key, 1, 0, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved(BLINKAM_NAME);
 }
 
@@ -177,4 +213,28 @@ blinkam_debug_stop(BlinkamStopPoint point)
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("blinkam.debug_stop_at: stopping at %s",
 					stop_at_options[point].name)));
+}
+
+/*
+ * Wait at a pause point (see blinkam_debug_pause): take the advisory lock
+ * blinkam.debug_pause_key in share mode -- the same lock as
+ * pg_advisory_lock_shared(key) -- and let it go at once.  While another
+ * session holds pg_advisory_lock(key), this backend waits here, and
+ * isolationtester sees it as blocked by that session.
+ *
+ * The caller may hold buffer locks (that is the point: the window under
+ * test is often inside one); the session holding the advisory lock must
+ * not need them before it lets go.  Interrupts are held off while a buffer
+ * lock is held, so such a wait cannot be cancelled: tests only.
+ */
+void
+blinkam_debug_pause_wait(BlinkamPausePoint point)
+{
+	LOCKTAG		tag;
+	int64		key = blinkam_debug_pause_key;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (key >> 32), (uint32) key, 1);
+	elog(DEBUG1, "blinkam.debug_pause_at: waiting at %s", pause_at_options[point].name);
+	(void) LockAcquire(&tag, ShareLock, true, false);
+	LockRelease(&tag, ShareLock, true);
 }
