@@ -66,8 +66,15 @@
  * (the insertion ends with a lock release, so the record's bytes are
  * visible first), followed by a full barrier, and the latch is set after
  * that; SetLatch and the waiter's ResetLatch are barriers, so a woken
- * waiter reads the final state.  As a last resort a waiter also wakes every
- * BLINK_BATCH_WAIT_MS to retry; such timeouts are counted in
+ * waiter reads the final state.  Every purposeful wake-up of a pending
+ * waiter also sets its slot's "woken" flag; a waiter that finds the page
+ * free after sleeping, with neither its own flag nor that of another
+ * waiter of the page set (that one would take the page and serve it), was
+ * woken only by its timeout or a stray latch: a missed wake-up, counted in
+ * batch_lost_wakeups (tests require 0; the check can misjudge only a
+ * wake-up that lands in the few instructions between a woken waiter's
+ * flag being cleared and its lock attempt).  As a last resort a waiter also wakes every
+ * blinkam.debug_batch_wait_timeout (100 ms) to retry; such timeouts are counted in
  * batch_wait_timeouts (a holder descheduled that long on an overloaded
  * machine causes them too).
  *
@@ -101,7 +108,6 @@
 #include "blinkam.h"
 
 #define BLINK_BATCH_BUCKETS		1024
-#define BLINK_BATCH_WAIT_MS		100
 #define BLINK_BATCH_MAX_TUPLE	256
 #define BLINK_BATCH_MAX_CLAIM	BLINK_BATCH_CLAIM_MAX
 
@@ -119,6 +125,9 @@ typedef struct BlinkBatchSlot
 {
 	pg_atomic_uint32 state;
 	pg_atomic_uint32 linked;	/* 1 while in a wait list */
+	pg_atomic_uint32 woken;		/* woken on purpose (to take the page, or
+								 * to look again); cleared by the owner's
+								 * next lock attempt */
 	uint32		next;			/* next slot + 1 in its list, 0 at the end */
 	RelFileNode node;
 	BlockNumber blkno;
@@ -165,6 +174,7 @@ _blink_batch_shmem_init(void)
 		{
 			pg_atomic_init_u32(&Batch->slots[i].state, SLOT_FREE);
 			pg_atomic_init_u32(&Batch->slots[i].linked, 0);
+			pg_atomic_init_u32(&Batch->slots[i].woken, 0);
 		}
 	}
 }
@@ -232,7 +242,10 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 		{
 			push_slot(head, slotno);
 			if (!mine || wake_one)
+			{
+				pg_atomic_write_u32(&s->woken, 1);
 				SetLatch(s->latch);
+			}
 			if (mine)
 				wake_one = false;
 		}
@@ -240,6 +253,28 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 			pg_atomic_write_u32(&s->linked, 0);
 	}
 	return n;
+}
+
+/*
+ * A waiter that nobody woke found the page free: was it missed?  Not if
+ * another waiter of the same page has been woken and has not yet tried
+ * the page lock -- a release wakes only the first waiter of the page,
+ * which then serves the others.  Looks at every slot: only on
+ * this rare path.
+ */
+static bool
+sibling_woken(BlinkBatchSlot *me)
+{
+	for (int i = 0; i < Batch->nslots; i++)
+	{
+		BlinkBatchSlot *s = &Batch->slots[i];
+
+		if (s != me && pg_atomic_read_u32(&s->state) == SLOT_PENDING &&
+			s->blkno == me->blkno && RelFileNodeEquals(s->node, me->node) &&
+			pg_atomic_read_u32(&s->woken) != 0)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -258,6 +293,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 	uint32		slotno;
 	Size		size = IndexTupleSize(itup);
 	bool		inserted = false;
+	bool		slept = false;
 
 	if (!blinkam_batch_inserts || size > BLINK_BATCH_MAX_TUPLE || MyProc == NULL)
 	{
@@ -279,6 +315,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 	s->unique = unique;
 	s->size = size;
 	memcpy(s->tuple, itup, size);
+	pg_atomic_write_u32(&s->woken, 0);
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
 	push_slot(bucket_of(s->node, s->blkno), slotno);
 
@@ -286,6 +323,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 	{
 		uint32		st = pg_atomic_read_u32(&s->state);
 		uint32		expected = SLOT_PENDING;
+		bool		was_woken;
 		int			rc;
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
@@ -298,8 +336,17 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 			}
 			break;
 		}
+		/* a wake-up sent to us on purpose is used up by this lock attempt */
+		was_woken = st == SLOT_PENDING && pg_atomic_exchange_u32(&s->woken, 0) != 0;
 		if (st == SLOT_PENDING && ConditionalLockBuffer(buf))
 		{
+			/*
+			 * The page was let go while we slept, and nobody woke us (or
+			 * another waiter of the page) to take it: only the timeout or
+			 * a stray latch told us.  A missed wake-up.
+			 */
+			if (slept && !was_woken && !sibling_woken(s))
+				blinkam_count(BLINKAM_COUNTER_BATCH_LOST_WAKEUPS, 1);
 			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 				break;			/* we hold the page: insert ourselves */
 			/* a holder finished our slot before releasing the lock */
@@ -326,8 +373,9 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 		}
 
 		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					   BLINK_BATCH_WAIT_MS, PG_WAIT_EXTENSION);
+					   blinkam_debug_batch_wait_timeout, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		slept = true;
 		if (rc & WL_TIMEOUT)
 			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
 	}
@@ -346,12 +394,12 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 int
 _blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed, int max)
 {
-	if (!blinkam_batch_inserts)
-		return 0;
-	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
 	/* tests: hold the page a while, so that waiters pile up */
+	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
 	if (blinkam_debug_batch_delay > 0)
 		pg_usleep(blinkam_debug_batch_delay * 1000L);
+	if (!blinkam_batch_inserts)
+		return 0;				/* _blink_unlock wakes them after the release */
 	return drain_bucket(rel->rd_node, blkno, claimed, Min(max, BLINK_BATCH_MAX_CLAIM),
 						false);
 }
@@ -462,6 +510,7 @@ _blink_batch_wake_all(void)
 			if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
 			{
 				push_slot(head, slotno);
+				pg_atomic_write_u32(&s->woken, 1);
 				SetLatch(s->latch);
 			}
 			else

@@ -42,6 +42,7 @@ int			blinkam_repair_delay = 10;
 int			blinkam_debug_stop_at = BLINKAM_STOP_NONE;
 int			blinkam_debug_stop_action = BLINKAM_STOP_ERROR;
 int			blinkam_debug_batch_delay = 0;
+int			blinkam_debug_batch_wait_timeout = 100;
 
 /* Test support: wait at a named point until a lock is free (superuser). */
 int			blinkam_debug_pause_at = BLINKAM_PAUSE_NONE;
@@ -169,6 +170,15 @@ blinkam_define_gucs(void)
 							"tuples other backends published (for tests).",
 							NULL,
 							&blinkam_debug_batch_delay, 0, 0, 60000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("blinkam.debug_batch_wait_timeout",
+							"How long a backend waiting for a batch sleeps before it "
+							"retries on its own (for tests).",
+							"A waiter is woken when its tuple is done or the page is let go; "
+							"this timeout is the last resort.  Tests raise it so that a "
+							"missed wake-up shows as a timeout.",
+							&blinkam_debug_batch_wait_timeout, 100, 1, 600000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("blinkam.debug_pause_at",

@@ -8,6 +8,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('batch');
 $node->init;
@@ -57,6 +58,34 @@ DO $$ BEGIN INSERT INTO u VALUES (:k, :client_id); EXCEPTION WHEN unique_violati
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT k) FROM u'), 't',
 	'no key of the unique index twice');
 
+# Half the clients do not batch (blinkam.batch_inserts = off): they serve
+# no waiter, but every release of theirs hands the waiters back awake, so
+# no waiter is ever left to its timeout.
+is($node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = 'batch_lost_wakeups'"),
+	'0', 'no lost wake-up so far');
+{
+	my $script = "$PostgreSQL::Test::Utils::tmp_check/008_half.sql";
+	open(my $fh, '>', $script) or die;
+	print $fh "INSERT INTO iot SELECT :client_id * 10 + i, clock_timestamp(), random() FROM generate_series(1, 10) i;\n";
+	close $fh;
+	my @runs;
+	for my $batch ('on', 'off')
+	{
+		local $ENV{PGOPTIONS} = "-c blinkam.batch_inserts=$batch";
+		my ($out, $err) = ('', '');
+		push @runs, [ IPC::Run::start(
+			[ 'pgbench', '--no-vacuum', '--client=32', '--jobs=2', '--transactions=200',
+			  '-f', $script, '-d', $node->connstr('postgres') ],
+			'>', \$out, '2>', \$err), \$out ];
+	}
+	$_->[0]->finish for @runs;
+	like(${ $_->[1] }, qr{processed: 6400/6400}, 'half-batching run') for @runs;
+}
+is($node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = 'batch_lost_wakeups'"),
+	'0', 'with half the clients not batching, no waiter was left to its timeout');
+
 my $batched = $node->safe_psql('postgres',
 	"SELECT value FROM blinkam_stats() WHERE name = 'batched_inserts'");
 my $batches = $node->safe_psql('postgres',
@@ -65,7 +94,7 @@ note("batched_inserts $batched in $batches batches");
 ok($batched > 0, 'backends inserted tuples published by others');
 ok($batches > 0 && $batched >= $batches, 'batches counted');
 
-is($node->safe_psql('postgres', 'SELECT count(*) FROM iot'), '192000', 'every IoT row');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM iot'), '320000', 'every IoT row');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r'), '19200', 'every random row');
 for my $idx (qw(iot_st iot_ts r_k u_k))
 {
@@ -73,7 +102,7 @@ for my $idx (qw(iot_st iot_ts r_k u_k))
 		"blink_check($idx, heapallindexed): every row indexed once");
 }
 is($node->safe_psql('postgres', q(SET enable_seqscan = off; SET enable_bitmapscan = off;
-	SELECT count(*) FROM iot WHERE ts > '-infinity')), '192000',
+	SELECT count(*) FROM iot WHERE ts > '-infinity')), '320000',
 	'an index scan finds every row');
 
 $node->stop;

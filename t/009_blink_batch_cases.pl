@@ -8,7 +8,11 @@
 #      back, and the waiters insert them themselves;
 #   4. tuples that do not fit are handed back, and their owners split;
 #   5. in a unique index, two waiters with the same key: at most one is
-#      accepted into the batch, and the other reports the violation.
+#      accepted into the batch, and the other reports the violation;
+#   and holders that do not batch (blinkam.batch_inserts = off), or fail
+#   before their record, wake their waiters: batch_lost_wakeups stays 0
+#   (their last-resort timeout is raised, so that a missed wake-up would
+#   also show as a long wait).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -64,7 +68,7 @@ sub wait_for_waiters
 	my ($table, $n) = @_;
 	$node->poll_query_until('postgres',
 		"SELECT count(*) >= $n FROM pg_stat_activity
-		  WHERE wait_event_type = 'Extension' AND query LIKE 'INSERT INTO $table %'
+		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
 		    AND pid <> pg_backend_pid()")
 	  or die "no $n waiters";
 }
@@ -116,8 +120,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 # --- 3. the holder errors out after claiming the waiters' tuples
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;", 'h1', "3000");
-$b = bg("INSERT INTO h1 VALUES (3001)");
-$c = bg("INSERT INTO h1 VALUES (3002)");
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3001)");
+$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3002)");
 wait_for_waiters('h1', 2);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
@@ -127,6 +131,40 @@ is(counter('batched_inserts'), '0', 'and not inserted by the failed holder');
 is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k >= 3000'),
 	'3001 3002', "the waiters' rows are there, the holder's is not");
 is(entries('h1_k', '(3001)') . entries('h1_k', '(3002)'), '11', 'each entry once');
+is(counter('batch_lost_wakeups'), '0', 'no waiter was left to its timeout');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 3b. a holder whose session does not batch: it serves nobody, but its
+#        release hands the waiters back, awake
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;",
+	'h1', "3500");
+# (the waiters' last-resort timeout is raised: a wake-up that does not
+# come shows as a timeout)
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3501)");
+$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3502)");
+wait_for_waiters('h1', 2);
+$_->[0]->finish for ($a, $b, $c);
+is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', 'holder and waiters succeeded');
+# (the first waiter woken takes the page and may serve the other)
+ok(counter('batched_inserts') <= 1, 'the holder inserted no waiter');
+is(counter('batch_lost_wakeups'), '0', 'the waiters were woken at its release');
+is(entries('h1_k', '(3501)') . entries('h1_k', '(3502)'), '11', 'each entry once');
+
+# --- 3c. the same holder fails before its record: the error releases the
+#        leaf without _blink_unlock; the abort wakes the waiters
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_stop_at = in_batch;", 'h1', "3600");
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3601)");
+$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3602)");
+wait_for_waiters('h1', 2);
+$_->[0]->finish for ($a, $b, $c);
+like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed');
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
+is(counter('batch_lost_wakeups'), '0', 'the abort woke them');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k >= 3600'),
+	'3601 3602', "the waiters' rows are there, the holder's is not");
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
 # --- 4. a batch that does not fit: the rest splits the page
