@@ -7,7 +7,8 @@
  * The check holds ShareLock on the table (writers wait; readers do not),
  * so the tree cannot change under it and every invariant is exact.  On a
  * standby (where ShareLock cannot be taken) it holds AccessShareLock, and
- * is exact only while replay leaves the index alone.  Invariants:
+ * is exact only while replay leaves the index alone: a failure found while
+ * replay moved on is checked again (blink_check_standby).  Invariants:
  *
  *   metapage    magic, version; its root is flagged ROOT at its level.
  *   levels      each level, walked left to right from its leftmost page,
@@ -42,7 +43,9 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"
@@ -55,6 +58,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
 #include "blink.h"
@@ -475,11 +479,13 @@ check_unmatched_tid(Relation heap, Relation index, ItemPointer tid)
 				 errdetail("A VACUUM freed the row but missed this entry.")));
 }
 
-Datum
-blink_check(PG_FUNCTION_ARGS)
+/*
+ * One run of every check; raises ERRCODE_INDEX_CORRUPTED at the first
+ * broken invariant.
+ */
+static void
+blink_check_once(Oid indexoid, bool heapallindexed)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
-	bool		heapallindexed = PG_GETARG_BOOL(1);
 	Oid			heapoid = IndexGetRelation(indexoid, true);
 	Relation	heap = NULL;
 	Relation	rel;
@@ -632,5 +638,86 @@ blink_check(PG_FUNCTION_ARGS)
 	relation_close(rel, lockmode);
 	if (heap)
 		table_close(heap, lockmode);
+}
+
+/*
+ * On a hot standby, replay changes the index while the check reads it
+ * (redo takes no heavyweight lock), and a check that reads one level, then
+ * the next, can see a split on one level and not yet on another.  So a
+ * broken invariant found while replay moved on is not reported: the check
+ * runs again (in a subtransaction, which releases whatever the failed run
+ * held), up to BLINK_CHECK_STANDBY_TRIES times, pausing a little between
+ * runs.  A failure found while replay stood still for the whole run is
+ * real -- nothing else changes a standby's index -- and is reported; if
+ * replay never stood still while a run failed, the check gives up with an
+ * error that is not index_corrupted, and a hint.
+ */
+#define BLINK_CHECK_STANDBY_TRIES	20
+
+/* One run in a subtransaction: NULL if it passed, else its error. */
+static ErrorData *
+blink_check_attempt(Oid indexoid, bool heapallindexed)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		blink_check_once(indexoid, heapallindexed);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return edata;
+}
+
+static void
+blink_check_standby(Oid indexoid, bool heapallindexed)
+{
+	for (int attempt = 1;; attempt++)
+	{
+		XLogRecPtr	before = GetXLogReplayRecPtr(NULL);
+		ErrorData  *edata = blink_check_attempt(indexoid, heapallindexed);
+
+		if (edata == NULL)
+			return;				/* passed */
+		if (edata->sqlerrcode != ERRCODE_INDEX_CORRUPTED ||
+			GetXLogReplayRecPtr(NULL) == before || !RecoveryInProgress())
+			ReThrowError(edata);	/* not a race with replay */
+		if (attempt == BLINK_CHECK_STANDBY_TRIES)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("could not check blink index \"%s\": replay kept changing it",
+							get_rel_name(indexoid)),
+					 errdetail("%d runs found an inconsistency while recovery was replaying changes to the index; the last: %s",
+							   attempt, edata->message),
+					 errhint("Run blink_check again when replay is less busy, or on the primary.")));
+		FreeErrorData(edata);
+		pg_usleep(50 * 1000L);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+Datum
+blink_check(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+
+	if (RecoveryInProgress())
+		blink_check_standby(indexoid, heapallindexed);
+	else
+		blink_check_once(indexoid, heapallindexed);
 	PG_RETURN_VOID();
 }
