@@ -73,10 +73,10 @@
  * woken only by its timeout or a stray latch: a missed wake-up, counted in
  * batch_lost_wakeups (tests require 0; the check can misjudge only a
  * wake-up that lands in the few instructions between a woken waiter's
- * flag being cleared and its lock attempt).  As a last resort a waiter also wakes every
- * blinkam.debug_batch_wait_timeout (100 ms) to retry; such timeouts are counted in
- * batch_wait_timeouts (a holder descheduled that long on an overloaded
- * machine causes them too).
+ * flag being cleared and its lock attempt).  As a last resort a waiter
+ * also wakes every blinkam.debug_batch_wait_timeout (100 ms) to retry;
+ * such timeouts are counted in batch_wait_timeouts (a holder descheduled
+ * that long on an overloaded machine causes them too).
  *
  * Unique indexes: a waiter with a uniqueness check publishes on the
  * first leaf of its key; the holder accepts the tuple only if no entry
@@ -203,21 +203,21 @@ push_slot(pg_atomic_uint32 *head, uint32 slotno)
 }
 
 /*
- * Pop a whole list and sort it out:
- *   - with collect, claim the pending slots of (node, blkno) into it (up
+ * Pop the whole list at head and sort it out:
+ *   - with collect, claim the pending slots of (*node, blkno) into it (up
  *     to max; they leave the list);
  *   - push back every other pending slot; the owners of those of other
  *     pages are woken (their holder may have looked at the list while we
  *     had it); of those of this page, only the first is woken, and only
  *     if wake_one: it will take the page lock and serve the others;
  *   - unlink withdrawn and finished slots.
+ * With node NULL no slot is of "this page": every pending one is woken.
  * Returns the number claimed.
  */
 static int
-drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
-			 bool wake_one)
+drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
+		   uint32 *collect, int max, bool wake_one)
 {
-	pg_atomic_uint32 *head = bucket_of(node, blkno);
 	uint32		cur = pg_atomic_exchange_u32(head, 0);
 	int			n = 0;
 
@@ -230,7 +230,7 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 
 		pg_read_barrier();
 		cur = s->next;
-		mine = s->blkno == blkno && RelFileNodeEquals(s->node, node);
+		mine = node && s->blkno == blkno && RelFileNodeEquals(s->node, *node);
 
 		if (collect && mine && n < max &&
 			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
@@ -253,6 +253,14 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 			pg_atomic_write_u32(&s->linked, 0);
 	}
 	return n;
+}
+
+/* drain_list for the list of the page (node, blkno) */
+static int
+drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
+			 bool wake_one)
+{
+	return drain_list(bucket_of(node, blkno), &node, blkno, collect, max, wake_one);
 }
 
 /*
@@ -494,28 +502,8 @@ _blink_batch_wake_all(void)
 	pg_memory_barrier();
 	for (int b = 0; b < BLINK_BATCH_BUCKETS; b++)
 	{
-		pg_atomic_uint32 *head = &Batch->heads[b];
-		uint32		cur;
-
-		if (pg_atomic_read_u32(head) == 0)
-			continue;
-		cur = pg_atomic_exchange_u32(head, 0);
-		while (cur != 0)
-		{
-			uint32		slotno = cur - 1;
-			BlinkBatchSlot *s = &Batch->slots[slotno];
-
-			pg_read_barrier();
-			cur = s->next;
-			if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
-			{
-				push_slot(head, slotno);
-				pg_atomic_write_u32(&s->woken, 1);
-				SetLatch(s->latch);
-			}
-			else
-				pg_atomic_write_u32(&s->linked, 0);
-		}
+		if (pg_atomic_read_u32(&Batch->heads[b]) != 0)
+			(void) drain_list(&Batch->heads[b], NULL, InvalidBlockNumber, NULL, 0, false);
 	}
 }
 

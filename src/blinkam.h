@@ -62,7 +62,7 @@ typedef struct BlinkDbRequest
 	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
-	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waits for a batch ended by the timeout although the tuple was done or the page free (a missed wake-up)") \
+	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes")
 

@@ -258,6 +258,50 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	return is_unique;
 }
 
+/*
+ * Step *off to the next item of page equal to key (a user key without heap
+ * TID): first the run in the sorted part, then every match in the
+ * unsorted tail.  Start with *off = InvalidOffsetNumber.  Returns false
+ * when there is none left.
+ */
+static bool
+_blink_next_equal(Relation rel, BlinkScanInsert key, Page page, OffsetNumber *off)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber o;
+
+	/* the sorted part: the run that starts at the first item >= key */
+	o = *off == InvalidOffsetNumber ? _blink_binsrch(rel, key, page) : *off + 1;
+	if (o < sortedEnd && _blink_compare(rel, key, page, o) == 0)
+	{
+		*off = o;
+		return true;
+	}
+	/* the unsorted tail: anywhere */
+	for (o = Max(o, sortedEnd); o <= maxoff; o++)
+	{
+		if (_blink_compare(rel, key, page, o) == 0)
+		{
+			*off = o;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Can items equal to key (a user key) continue on page's right sibling?
+ * Only if the high key has the same user key.
+ */
+static bool
+_blink_equal_continues_right(Relation rel, BlinkScanInsert key, Page page)
+{
+	return !BlinkPageIsRightmost(BlinkPageGetOpaque(page)) &&
+		_blink_compare(rel, key, page, BLINK_HIKEY) == 0;
+}
+
 /* Outcome of looking at one equal-key item in _blink_check_unique. */
 typedef enum UniqueItemResult
 {
@@ -339,43 +383,17 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 	for (;;)
 	{
 		Page		page = BufferGetPage(cur);
-		BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
-		OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
-		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-		OffsetNumber offnum;
+		OffsetNumber offnum = InvalidOffsetNumber;
 
-		/* Equal keys: a run in the sorted part ... */
-		for (offnum = _blink_binsrch(rel, key, page);
-			 offnum < sortedEnd && res == UNIQUE_ITEM_OK; offnum++)
-		{
-			if (_blink_compare(rel, key, page, offnum) != 0)
-				break;
+		while (res == UNIQUE_ITEM_OK && _blink_next_equal(rel, key, page, &offnum))
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
 										   is_unique, xwait, speculativeToken);
-		}
-		/* ... and anywhere in the unsorted tail. */
-		for (offnum = sortedEnd; offnum <= maxoff && res == UNIQUE_ITEM_OK; offnum++)
-		{
-			if (_blink_compare(rel, key, page, offnum) != 0)
-				continue;
-			res = _blink_check_unique_item(heapRel, itup, page, offnum,
-										   checkUnique, &SnapshotDirty,
-										   is_unique, xwait, speculativeToken);
-		}
-		if (res != UNIQUE_ITEM_OK)
-			break;
-
-		/*
-		 * Equal keys can continue on the right sibling only if the high key
-		 * has the same user key.
-		 */
-		if (BlinkPageIsRightmost(opaque) ||
-			_blink_compare(rel, key, page, BLINK_HIKEY) != 0)
+		if (res != UNIQUE_ITEM_OK || !_blink_equal_continues_right(rel, key, page))
 			break;
 
 		{
-			BlockNumber next = opaque->blink_next;
+			BlockNumber next = BlinkPageGetOpaque(page)->blink_next;
 
 			if (nbuf != InvalidBuffer)
 				_blink_relbuf(rel, nbuf);
@@ -456,31 +474,13 @@ static bool
 _blink_key_absent(Relation rel, Page p, IndexTuple itup)
 {
 	BlinkScanInsert key = _blink_mkscankey(rel, itup);
-	BlinkPageOpaque opaque = BlinkPageGetOpaque(p);
-	OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
-	OffsetNumber off;
-	bool		absent = true;
+	OffsetNumber off = InvalidOffsetNumber;
+	bool		absent;
 
 	key->heaptid = NULL;
 	key->nextkey = false;
-
-	/* The equal range would continue on the right sibling. */
-	if (!BlinkPageIsRightmost(opaque) &&
-		_blink_compare(rel, key, p, BLINK_HIKEY) == 0)
-		absent = false;
-
-	/* The sorted part: the first item >= key must differ from it. */
-	off = _blink_binsrch(rel, key, p);
-	if (absent && off < sortedEnd && _blink_compare(rel, key, p, off) == 0)
-		absent = false;
-
-	/* The unsorted tail: every item. */
-	for (off = sortedEnd; absent && off <= maxoff; off++)
-	{
-		if (_blink_compare(rel, key, p, off) == 0)
-			absent = false;
-	}
+	absent = !_blink_equal_continues_right(rel, key, p) &&
+		!_blink_next_equal(rel, key, p, &off);
 	pfree(key);
 	return absent;
 }

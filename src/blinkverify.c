@@ -179,8 +179,23 @@ check_unique_run(CheckState *cs)
 	}
 	list_free_deep(cs->run_tids);
 	cs->run_tids = NIL;
+	if (cs->run_first)
+	{
+		pfree(cs->run_key);
+		pfree(cs->run_first);
+	}
 	cs->run_first = NULL;
 	cs->run_key = NULL;
+}
+
+/* A palloc'd copy of a heap TID, for a run's list. */
+static ItemPointer
+copy_tid(ItemPointer tid)
+{
+	ItemPointer copy = palloc(sizeof(ItemPointerData));
+
+	*copy = *tid;
+	return copy;
 }
 
 static int
@@ -190,10 +205,12 @@ check_tuple_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * Uniqueness check: feed the entries of one leaf (in any order) into the
- * equal-key runs.  Leaves come left to right, so the runs see every entry
- * of the level in key order.  Entries with a NULL key column never
- * conflict unless the index says NULLS NOT DISTINCT.
+ * Uniqueness check: feed the entries of one leaf (in any order; they point
+ * into the locked page) into the equal-key runs.  Leaves come left to
+ * right, so the runs see every entry of the level in key order.  A run
+ * keeps copies of what it needs, since it may go on to the next leaf.
+ * Entries with a NULL key column never conflict unless the index says
+ * NULLS NOT DISTINCT.
  */
 static void
 check_unique_leaf(CheckState *cs, IndexTuple *items, int n)
@@ -218,16 +235,16 @@ check_unique_leaf(CheckState *cs, IndexTuple *items, int n)
 		if (!hasnull && cs->run_key &&
 			_blink_compare_key_tuple(rel, cs->run_key, itup) == 0)
 		{
-			cs->run_tids = lappend(cs->run_tids, &itup->t_tid);
+			cs->run_tids = lappend(cs->run_tids, copy_tid(&itup->t_tid));
 			continue;
 		}
 		check_unique_run(cs);
 		if (hasnull)
 			continue;
-		cs->run_first = itup;
-		cs->run_key = _blink_mkscankey(rel, itup);
+		cs->run_first = CopyIndexTuple(itup);
+		cs->run_key = _blink_mkscankey(rel, cs->run_first);
 		cs->run_key->heaptid = NULL;
-		cs->run_tids = list_make1(&itup->t_tid);
+		cs->run_tids = list_make1(copy_tid(&itup->t_tid));
 	}
 }
 
@@ -337,12 +354,14 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 			{
 				if (uitems == NULL)
 					uitems = palloc(sizeof(IndexTuple) * (maxoff - first + 1));
-				uitems[nuitems++] = CopyIndexTuple(itup);
+				uitems[nuitems++] = itup;
 			}
 		}
 	}
 	if (nuitems > 0)
 		check_unique_leaf(cs, uitems, nuitems);
+	if (uitems)
+		pfree(uitems);
 	return hikey;
 }
 

@@ -177,7 +177,7 @@ blinkam_define_gucs(void)
 							"retries on its own (for tests).",
 							"A waiter is woken when its tuple is done or the page is let go; "
 							"this timeout is the last resort.  Tests raise it so that a "
-							"missed wake-up shows as a timeout.",
+							"missed wake-up becomes a long wait.",
 							&blinkam_debug_batch_wait_timeout, 100, 1, 600000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
