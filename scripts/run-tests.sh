@@ -58,9 +58,11 @@ run_tap() {
 		PERL5LIB="$pgxs/src/test/perl${PERL5LIB:+:$PERL5LIB}" PGPORT=65432 \
 		prove --verbose ${PROVE_TESTS:-t/*.pl} >"$outdir/prove.log" 2>&1
 	status=$?
-	# Subtests: "ok N" and "not ok N" lines of the verbose output.
+	# Subtests: "ok N" and "not ok N" lines of the verbose output; a
+	# "not ok ... # TODO" is a known gap that prove does not count as a
+	# failure, and neither does this.
 	ok=$(grep -cE '^ *ok [0-9]+' "$outdir/prove.log" || true)
-	bad=$(grep -cE '^ *not ok [0-9]+' "$outdir/prove.log" || true)
+	bad=$(grep -E '^ *not ok [0-9]+' "$outdir/prove.log" | grep -vc '# TODO' || true)
 	sed -n '/^Test Summary Report/,$p; /^All tests successful/,$p' "$outdir/prove.log"
 	grep -E '^t/.*\.\. ' "$outdir/prove.log" | sed 's/ \.\. .*//' | sort -u | sed 's/^/  /'
 	if [ "$status" != 0 ]; then

@@ -332,6 +332,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 		uint32		st = pg_atomic_read_u32(&s->state);
 		uint32		expected = SLOT_PENDING;
 		bool		was_woken;
+		bool		locked;
 		int			rc;
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
@@ -346,7 +347,8 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 		}
 		/* a wake-up sent to us on purpose is used up by this lock attempt */
 		was_woken = st == SLOT_PENDING && pg_atomic_exchange_u32(&s->woken, 0) != 0;
-		if (st == SLOT_PENDING && ConditionalLockBuffer(buf))
+		locked = st == SLOT_PENDING && ConditionalLockBuffer(buf);
+		if (locked)
 		{
 			/*
 			 * The page was let go while we slept, and nobody woke us (or
@@ -362,7 +364,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 			Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
 			inserted = st == SLOT_DONE;
 			if (inserted)
-				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				_blink_unlock(rel, buf);	/* others may have published meanwhile */
 			break;
 		}
 
