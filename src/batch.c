@@ -40,13 +40,14 @@
  * lock once more, and only then sleeps.  Whoever releases a leaf lock
  * (inserter, reader, VACUUM: _blink_unlock) looks at the bucket
  * afterwards: if it is not empty, it pops it, pushes the pending slots
- * back and wakes the first pending waiter of that page (the waiter takes
- * the lock and serves the others) and every waiter of other pages.  Take
- * a waiter W and the backend B whose lock made W's last try fail: B
- * released after W's push and looked at the bucket after its release, so
- * it found W's slot, or the slot of another waiter of the page published
- * earlier (which, woken, takes the lock, and in turn looks at the bucket
- * when it releases it) -- unless some backend had popped the list in
+ * back, wakes every waiter of other pages and, once the whole list is
+ * back, the first pending waiter of that page (the waiter takes the lock
+ * and serves the others).  Take a waiter W and the backend B whose lock
+ * made W's last try fail: B released after W's push and looked at the
+ * bucket after its release, so it found W's slot, or the slot of another
+ * waiter of the page published earlier (which, woken, takes the lock, and
+ * in turn looks at the bucket when it releases it, and finds W's slot:
+ * it was woken only after W's was back) -- unless some backend had popped the list in
  * between, and every backend that pops a slot either finishes it
  * (DONE/SKIPPED, latch set after its release) or pushes it back, waking it
  * if it is of another page.  So a published slot always has a backend
@@ -213,6 +214,13 @@ push_slot(pg_atomic_uint32 *head, uint32 slotno)
  *   - unlink withdrawn and finished slots.
  * With node NULL no slot is of "this page": every pending one is woken.
  * Returns the number claimed.
+ *
+ * The first waiter of this page is woken only after the whole popped list
+ * is back: woken at once, it could take the page, insert and look at the
+ * list at its own release while the rest of its page's waiters were still
+ * in our hands -- and nobody would wake those.  (A waiter of another page
+ * may be woken at once: each such waiter is woken by us itself, so none
+ * depends on its lock holder finding it.)
  */
 static int
 drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
@@ -220,6 +228,7 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 {
 	uint32		cur = pg_atomic_exchange_u32(head, 0);
 	int			n = 0;
+	BlinkBatchSlot *first = NULL;
 
 	while (cur != 0)
 	{
@@ -241,16 +250,33 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 		else if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
 		{
 			push_slot(head, slotno);
-			if (!mine || wake_one)
+			if (!mine)
 			{
 				pg_atomic_write_u32(&s->woken, 1);
 				SetLatch(s->latch);
 			}
-			if (mine)
-				wake_one = false;
+			else if (wake_one && first == NULL)
+			{
+				first = s;
+				/*
+				 * tests: hold the rest of the popped list here (not
+				 * cancellable: a cancel would strand those slots)
+				 */
+				if (cur != 0)
+				{
+					HOLD_INTERRUPTS();
+					blinkam_debug_pause(BLINKAM_PAUSE_DRAIN_PUSHED_BACK);
+					RESUME_INTERRUPTS();
+				}
+			}
 		}
 		else
 			pg_atomic_write_u32(&s->linked, 0);
+	}
+	if (first != NULL)
+	{
+		pg_atomic_write_u32(&first->woken, 1);
+		SetLatch(first->latch);
 	}
 	return n;
 }

@@ -115,8 +115,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_BEFORE_CLAIM,	/* a holder has its own tuples on
 										 * the page copy, before taking the
 										 * wait list */
-	BLINKAM_PAUSE_BATCH_CHECKED /* a holder has checked and added waiters'
-								 * tuples, before writing its record */
+	BLINKAM_PAUSE_BATCH_CHECKED,	/* a holder has checked and added
+									 * waiters' tuples, before writing its
+									 * record */
+	BLINKAM_PAUSE_DRAIN_PUSHED_BACK /* a release has pushed back the first
+									 * waiter of its page, the rest of the
+									 * list still in its hands */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

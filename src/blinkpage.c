@@ -173,7 +173,7 @@ _blink_try_claim(Relation rel, BlockNumber blkno)
 	{
 		if (PageIsNew(BufferGetPage(buf)))
 			return buf;
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		_blink_unlock(rel, buf);	/* a leaf in use: it may have waiters */
 	}
 	ReleaseBuffer(buf);
 	return InvalidBuffer;

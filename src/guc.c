@@ -55,6 +55,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"scan_leaf_read", BLINKAM_PAUSE_SCAN_LEAF_READ, false},
 	{"batch_before_claim", BLINKAM_PAUSE_BATCH_BEFORE_CLAIM, false},
 	{"batch_checked", BLINKAM_PAUSE_BATCH_CHECKED, false},
+	{"drain_pushed_back", BLINKAM_PAUSE_DRAIN_PUSHED_BACK, false},
 	{NULL, 0, false}
 };
 
