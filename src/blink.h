@@ -395,6 +395,8 @@ extern BlockNumber _blink_pool_take(Relation rel, bool leaf);
 extern bool _blink_pool_next_refill(Oid *relid, RelFileNode *node,
 									int *need_leaf, int *need_internal);
 extern void _blink_pool_forget(RelFileNode node);
+extern int	_blink_pool_next_returns(Oid *relid, RelFileNode *node,
+									 BlockNumber *blocks, int max);
 extern int	_blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
 							int nblocks);
 extern void _blink_request_repair(Oid dbid);

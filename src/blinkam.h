@@ -29,6 +29,8 @@ typedef struct BlinkDbRequest
 {
 	Oid			dbid;			/* InvalidOid: free entry */
 	bool		repair;			/* a repair sweep is due */
+	bool		returns;		/* pages of recycled pool slots wait in the
+								 * return queue */
 	bool		starting;		/* the launcher has started a worker */
 	pid_t		worker_pid;		/* the worker serving it, or 0 */
 	Latch	   *worker_latch;
@@ -57,6 +59,10 @@ typedef struct BlinkDbRequest
 	X(POOL_MISSES, "pool_misses", "splits that found their pool empty and got a page themselves") \
 	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
 	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
+	X(POOL_PAGES_FROM_FSM, "pool_pages_from_fsm", "pages that refills took from the free space map instead of extending the index") \
+	X(POOL_PAGES_RETURNED, "pool_pages_returned", "pages of recycled pool slots that workers recorded in the free space map") \
+	X(POOL_PAGES_STRANDED, "pool_pages_stranded", "pages of recycled pool slots the return queue had no room for (VACUUM or the start-up sweep finds them)") \
+	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \
 	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
 	X(BATCHED_INSERTS, "batched_inserts", "index tuples inserted by another backend, from a wait list") \
 	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \

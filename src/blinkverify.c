@@ -521,6 +521,7 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 	CheckState	cs;
 	BlinkMetaPageData meta;
 	BlockNumber root;
+	BlockNumber unused = 0;
 	uint32		level;
 	List	   *links = NIL;
 	MemoryContext cxt,
@@ -606,7 +607,11 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 		UnregisterSnapshot(cs.snapshot);
 	}
 
-	/* Every other block must be a zero page or the metapage. */
+	/*
+	 * Every other block must be a zero page or the metapage.  Zero pages
+	 * are unused, not corrupt (page pools, free space map): counted and
+	 * reported at DEBUG1.
+	 */
 	for (BlockNumber blkno = BLINK_METAPAGE + 1; blkno < cs.nblocks; blkno++)
 	{
 		Buffer		buf;
@@ -621,7 +626,12 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 			corrupt(&cs, blkno, "initialized page not reachable from the root");
 		}
 		UnlockReleaseBuffer(buf);
+		unused++;
 	}
+	ereport(DEBUG1,
+			(errmsg("blink index \"%s\": %u blocks, %u unused (zero pages)",
+					RelationGetRelationName(rel), cs.nblocks, unused),
+			 errdetail("Unused pages wait in a page pool or in the free space map; see blink_tree_stats().")));
 
 	if (heapallindexed && heap)
 	{

@@ -106,8 +106,9 @@ blinkam_define_gucs(void)
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.pool_relations",
 							"Number of blink indexes that can have a page pool at once.",
-							"When all are taken, the least recently used pool is recycled.",
-							&blinkam_pool_relations, 32, 0, 4096,
+							"When all are taken, the least recently used pool is recycled "
+							"and its pages go back to its index's free space map.",
+							&blinkam_pool_relations, 256, 0, 4096,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.pool_size",
 							"Capacity of each page pool, in pages of each kind (leaf, internal).",

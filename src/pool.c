@@ -23,16 +23,41 @@
  * A pooled block is a zero page, claimed like any other new page: under an
  * exclusive buffer lock after checking it is still all zeroes, so a block
  * that reached the free space map too (VACUUM records zero pages there)
- * is never used twice.  Blocks left in a pool by a crash or an unused slot
- * stay zero pages in the index until VACUUM returns them to the free space
- * map.
+ * is never used twice.
+ *
+ * A pool is a cache of free pages, never their only record.  The free
+ * space map is that record: a refill takes its pages from the free space
+ * map first (each checked to be all zeroes; a stale entry is dropped) and
+ * extends the relation only for the rest.  A pooled page leaves the pool
+ * in one of these ways:
+ *
+ *   - a split takes it (the usual way);
+ *   - its slot is recycled for another index (least recently used, when
+ *     every slot is taken): its pages go to the return queue, and the
+ *     worker of their database records them in the index's free space map
+ *     (_blink_pool_next_returns).  Pages that do not fit in the queue are
+ *     counted as stranded; VACUUM or the next start-up sweep finds them;
+ *   - the index is dropped, truncated or reindexed (a new relfilenode):
+ *     the pages went away with the old file, and the slot is freed;
+ *   - the server stops or crashes, or a standby is promoted: shared
+ *     memory is gone, the pages stay zero pages of the index.  The worker's
+ *     start-up sweep, which looks at every page of every blink index after
+ *     every start (worker.c), records each zero page in the free space
+ *     map, and the next refill takes them from there.  VACUUM does the
+ *     same.
+ *
+ * So at most one pool's pages per index are zero pages that no free space
+ * map entry leads to, and only until the next sweep or VACUUM.  A page may
+ * be both pooled and in the free space map (VACUUM ran while it sat in
+ * the pool): the claim check keeps it from being used twice, and the
+ * stale copy is dropped by whoever finds it initialized.
  *
  * Slots are keyed by (database, relfilenode): TRUNCATE and REINDEX give an
  * index a new relfilenode, and the first split afterwards takes a new slot
  * and frees the old one (same relation oid).  DROP of an index (or of a
  * database) frees its slots at once (object access hook); a worker also
  * frees the slot of an index it cannot open.  When every slot is taken
- * the least recently used one is recycled.
+ * the least recently used one is recycled, its pages returned as above.
  *
  * Database requests: the table also holds, per database, whether a repair
  * sweep of its blink indexes is due and which worker (if any) serves it.
@@ -76,15 +101,26 @@ typedef struct BlinkPoolSlot
 	int			n[2];			/* blocks held, [0] leaf, [1] internal */
 } BlinkPoolSlot;
 
+/* A page of a recycled slot, on its way back to its index's free space map */
+typedef struct BlinkPoolReturn
+{
+	Oid			dbid;			/* InvalidOid: free entry */
+	Oid			relid;
+	RelFileNode node;
+	BlockNumber blkno;
+} BlinkPoolReturn;
+
 typedef struct BlinkPoolShared
 {
 	LWLock	   *lock;
 	int			nslots;
 	int			capacity;		/* blocks per kind per slot */
+	int			nreturns;		/* entries of the return queue */
 	uint64		tick;
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
 	/* then BlockNumber blocks[nslots][2][capacity] */
+	/* then BlinkPoolReturn returns[nreturns] */
 } BlinkPoolShared;
 
 static BlinkPoolShared *Pools = NULL;
@@ -97,6 +133,22 @@ slot_blocks(int slot, int kind)
 	return base + ((Size) slot * 2 + kind) * Pools->capacity;
 }
 
+static inline BlinkPoolReturn *
+return_queue(void)
+{
+	return (BlinkPoolReturn *) MAXALIGN(slot_blocks(Pools->nslots, 0));
+}
+
+/*
+ * The return queue holds one pool's capacity of one kind per slot: more
+ * than a slot holds at its high watermarks with the default settings.
+ */
+static int
+pool_nreturns(void)
+{
+	return blinkam_pool_relations * blinkam_pool_size;
+}
+
 Size
 _blink_pool_shmem_size(void)
 {
@@ -105,6 +157,8 @@ _blink_pool_shmem_size(void)
 	size = add_size(size, mul_size(blinkam_pool_relations, sizeof(BlinkPoolSlot)));
 	size = add_size(size, mul_size(mul_size(blinkam_pool_relations, 2),
 								   mul_size(blinkam_pool_size, sizeof(BlockNumber))));
+	size = MAXALIGN(size);
+	size = add_size(size, mul_size(pool_nreturns(), sizeof(BlinkPoolReturn)));
 	return size;
 }
 
@@ -119,10 +173,13 @@ _blink_pool_shmem_init(void)
 		Pools->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_POOL].lock;
 		Pools->nslots = blinkam_pool_relations;
 		Pools->capacity = blinkam_pool_size;
+		Pools->nreturns = pool_nreturns();
 		Pools->tick = 0;
 		memset(Pools->dbs, 0, sizeof(Pools->dbs));
 		for (int i = 0; i < Pools->nslots; i++)
 			Pools->slots[i].dbid = InvalidOid;
+		for (int i = 0; i < Pools->nreturns; i++)
+			return_queue()[i].dbid = InvalidOid;
 	}
 }
 
@@ -191,6 +248,58 @@ _blink_pool_applies(Relation rel)
 }
 
 /*
+ * Recycle an occupied slot (the pools lock held exclusively): its pages go
+ * to the return queue for the worker of its database, which records them
+ * in the index's free space map.  Returns that database if it has pages
+ * coming back (the caller wakes its worker after releasing the lock),
+ * else InvalidOid.
+ */
+static Oid
+recycle_slot(int slot)
+{
+	BlinkPoolSlot *s = &Pools->slots[slot];
+	BlinkPoolReturn *q = return_queue();
+	Oid			dbid = s->dbid;
+	int			next = 0;
+	int			queued = 0,
+				stranded = 0;
+
+	for (int kind = 0; kind < 2; kind++)
+	{
+		for (int b = 0; b < s->n[kind]; b++)
+		{
+			while (next < Pools->nreturns && q[next].dbid != InvalidOid)
+				next++;
+			if (next == Pools->nreturns)
+			{
+				stranded++;
+				continue;
+			}
+			q[next].dbid = s->dbid;
+			q[next].relid = s->relid;
+			q[next].node = s->node;
+			q[next].blkno = slot_blocks(slot, kind)[b];
+			queued++;
+		}
+		s->n[kind] = 0;
+	}
+	s->dbid = InvalidOid;
+	if (stranded > 0)
+		blinkam_count(BLINKAM_COUNTER_POOL_PAGES_STRANDED, stranded);
+	if (queued == 0)
+		return InvalidOid;
+	{
+		BlinkDbRequest *r = db_request(dbid, true);
+
+		if (r == NULL)
+			return InvalidOid;	/* no entry: the start-up sweep or VACUUM
+								 * finds them */
+		r->returns = true;
+		return r->dbid;
+	}
+}
+
+/*
  * Take a preallocated block for a split of rel (a leaf page if leaf), or
  * return InvalidBlockNumber if the pool has none.  Asks for a refill when
  * the pool is low.  The caller claims the block (lock, check new).
@@ -202,6 +311,7 @@ _blink_pool_take(Relation rel, bool leaf)
 	int			slot = -1;
 	BlockNumber blkno = InvalidBlockNumber;
 	bool		wake = false;
+	Oid			evicted = InvalidOid;
 	int			low,
 				high;
 
@@ -244,6 +354,8 @@ _blink_pool_take(Relation rel, bool leaf)
 				slot = i;
 			}
 		}
+		if (Pools->slots[slot].dbid != InvalidOid)
+			evicted = recycle_slot(slot);
 		Pools->slots[slot].dbid = MyDatabaseId;
 		Pools->slots[slot].relid = RelationGetRelid(rel);
 		Pools->slots[slot].node = rel->rd_node;
@@ -267,6 +379,8 @@ _blink_pool_take(Relation rel, bool leaf)
 
 	if (wake)
 		wake_for_database(MyDatabaseId);
+	if (OidIsValid(evicted) && (evicted != MyDatabaseId || !wake))
+		wake_for_database(evicted);
 	return blkno;
 }
 
@@ -318,6 +432,44 @@ _blink_pool_forget(RelFileNode node)
 }
 
 /*
+ * For the worker of this database: take up to max pages of recycled slots
+ * from the return queue, all of one index (*relid, *node), into blocks.
+ * Returns how many (0: none left).
+ */
+int
+_blink_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
+						 int max)
+{
+	BlinkPoolReturn *q = return_queue();
+	int			n = 0;
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nreturns && n < max; i++)
+	{
+		if (q[i].dbid != MyDatabaseId)
+			continue;
+		if (n == 0)
+		{
+			*relid = q[i].relid;
+			*node = q[i].node;
+		}
+		else if (!RelFileNodeEquals(q[i].node, *node))
+			continue;
+		blocks[n++] = q[i].blkno;
+		q[i].dbid = InvalidOid;
+	}
+	if (n == 0)
+	{
+		BlinkDbRequest *r = db_request(MyDatabaseId, false);
+
+		if (r)
+			r->returns = false;
+	}
+	LWLockRelease(Pools->lock);
+	return n;
+}
+
+/*
  * Put new blocks of node into its pool: the first nleaf as leaf pages, the
  * rest as internal pages, up to the capacity.  Returns how many were
  * pooled (blocks that do not fit, or whose slot is gone, stay zero pages
@@ -339,7 +491,13 @@ _blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 		{
 			int			kind = b < nleaf ? 0 : 1;
 
-			if (s->n[kind] < Pools->capacity)
+			bool		dup = false;
+
+			/* a page may come from the free space map while pooled */
+			for (int k = 0; k < 2 && !dup; k++)
+				for (int j = 0; j < s->n[k] && !dup; j++)
+					dup = slot_blocks(i, k)[j] == blocks[b];
+			if (!dup && s->n[kind] < Pools->capacity)
 			{
 				slot_blocks(i, kind)[s->n[kind]++] = blocks[b];
 				added++;
@@ -352,9 +510,10 @@ _blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 }
 
 /*
- * Free the slots of a dropped relation or database.  Dropping in a
- * transaction that then rolls back only costs the pool its pages (a zero
- * page is never lost: VACUUM finds it).
+ * Free the slots of a dropped relation or database, and drop its entries
+ * from the return queue.  Dropping in a transaction that then rolls back
+ * only costs the pool its pages (a zero page is never lost: the start-up
+ * sweep and VACUUM find it).
  */
 static object_access_hook_type prev_object_access_hook = NULL;
 
@@ -378,6 +537,15 @@ blink_pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		if (classId == DatabaseRelationId ? s->dbid == objectId :
 			(s->dbid == MyDatabaseId && s->relid == objectId))
 			s->dbid = InvalidOid;
+	}
+	/* and its pages waiting to go back (no worker would take them) */
+	for (int i = 0; i < Pools->nreturns; i++)
+	{
+		BlinkPoolReturn *q = &return_queue()[i];
+
+		if (classId == DatabaseRelationId ? q->dbid == objectId :
+			(q->dbid == MyDatabaseId && q->relid == objectId))
+			q->dbid = InvalidOid;
 	}
 	LWLockRelease(Pools->lock);
 }
@@ -435,7 +603,7 @@ _blink_databases_needing_workers(Oid *dbids, int max)
 			continue;
 		for (int j = 0; j < Pools->nslots && !refill; j++)
 			refill = Pools->slots[j].dbid == r->dbid && Pools->slots[j].refill;
-		if (r->repair || refill)
+		if (r->repair || r->returns || refill)
 		{
 			r->starting = true;
 			dbids[n++] = r->dbid;

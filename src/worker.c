@@ -10,8 +10,12 @@
  * time (the database's request entry records it).
  *
  * Refill: for each pool slot of this database that asked for a refill,
- * open the index, extend it by the missing blocks in one batch under the
- * relation extension lock, and put them into the pool (pool.c).
+ * open the index, take zero pages from its free space map, extend it by
+ * the blocks still missing in one batch under the relation extension
+ * lock, and put them into the pool (pool.c).
+ *
+ * Returns: record the pages of recycled pool slots in their index's free
+ * space map (pool.c, "A pool is a cache of free pages").
  *
  * Repair: after a crash (or an error in a split cascade) a page may stay
  * flagged INCOMPLETE_SPLIT.  Correctness never depends on this worker --
@@ -21,7 +25,9 @@
  *   1. pages of this database's blink indexes that are in shared buffers
  *      (recovery has just replayed into them) are looked at first;
  *   2. then every page of every blink index of the database is swept,
- *      with a pause every BLINK_REPAIR_BATCH pages (blinkam.repair_delay).
+ *      with a pause every BLINK_REPAIR_BATCH pages (blinkam.repair_delay);
+ *      the sweep also records every zero page in the free space map, so
+ *      that the pages pools held when the server stopped are used again.
  *
  * A flagged page is locked exclusively and handed to _blink_finish_or_wait,
  * which finishes the split unless a live backend is finishing it (then it
@@ -48,6 +54,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/indexfsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
@@ -90,7 +97,24 @@ worker_open_index(Oid relid, Oid relfilenode)
 	return rel;
 }
 
-/* Serve one refill request; false if there was none. */
+/* Is block blkno of rel a zero page (never initialized)? */
+static bool
+worker_page_is_new(Relation rel, BlockNumber blkno)
+{
+	Buffer		buf = ReadBuffer(rel, blkno);
+	bool		isnew;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	isnew = PageIsNew(BufferGetPage(buf));
+	_blink_relbuf(rel, buf);
+	return isnew;
+}
+
+/*
+ * Serve one refill request; false if there was none.  Pages come from the
+ * free space map first (zero pages only: an entry for a page in use is
+ * stale, and taking it cleared it), then from extending the index.
+ */
 static bool
 worker_refill_one(void)
 {
@@ -100,7 +124,9 @@ worker_refill_one(void)
 				ninternal;
 	Relation	rel;
 	BlockNumber *blocks;
-	int			n;
+	BlockNumber nblocks;
+	int			n,
+				got = 0;
 
 	if (!_blink_pool_next_refill(&relid, &node, &nleaf, &ninternal))
 		return false;
@@ -118,16 +144,32 @@ worker_refill_one(void)
 	}
 
 	blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * n);
-	LockRelationForExtension(rel, ExclusiveLock);
-	for (int i = 0; i < n; i++)
+	nblocks = RelationGetNumberOfBlocks(rel);
+	while (got < n)
 	{
-		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW,
-											 RBM_NORMAL, NULL);
+		BlockNumber blkno = GetFreeIndexPage(rel);
 
-		blocks[i] = BufferGetBlockNumber(buf);
-		ReleaseBuffer(buf);
+		if (blkno == InvalidBlockNumber)
+			break;
+		if (blkno != BLINK_METAPAGE && blkno < nblocks &&
+			worker_page_is_new(rel, blkno))
+			blocks[got++] = blkno;
 	}
-	UnlockRelationForExtension(rel, ExclusiveLock);
+	blinkam_count(BLINKAM_COUNTER_POOL_PAGES_FROM_FSM, got);
+
+	if (got < n)
+	{
+		LockRelationForExtension(rel, ExclusiveLock);
+		for (int i = got; i < n; i++)
+		{
+			Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW,
+												 RBM_NORMAL, NULL);
+
+			blocks[i] = BufferGetBlockNumber(buf);
+			ReleaseBuffer(buf);
+		}
+		UnlockRelationForExtension(rel, ExclusiveLock);
+	}
 
 	n = _blink_pool_add(node, blocks, nleaf, n);
 	blinkam_count(BLINKAM_COUNTER_POOL_PAGES_ADDED, n);
@@ -138,11 +180,53 @@ worker_refill_one(void)
 }
 
 /*
- * Look at block blkno of rel; if it is flagged INCOMPLETE_SPLIT, get the
- * split finished.  Returns true if this worker finished it.
+ * Record the pages of recycled pool slots (pool.c's return queue) in their
+ * index's free space map, one index at a time; false if none were queued.
+ * Only zero pages: one a split took meanwhile is in use.
  */
 static bool
-worker_repair_page(Relation rel, BlockNumber blkno)
+worker_return_some(void)
+{
+	Oid			relid;
+	RelFileNode node;
+	BlockNumber blocks[256];
+	int			n = _blink_pool_next_returns(&relid, &node, blocks, lengthof(blocks));
+	Relation	rel;
+
+	if (n == 0)
+		return false;
+	StartTransactionCommand();
+	rel = worker_open_index(relid, node.relNode);
+	if (rel != NULL)
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+		int			returned = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			if (blocks[i] < nblocks && worker_page_is_new(rel, blocks[i]))
+			{
+				RecordFreeIndexPage(rel, blocks[i]);
+				returned++;
+			}
+		}
+		/* make them findable: searches go through the map's upper levels */
+		if (returned > 0)
+			IndexFreeSpaceMapVacuum(rel);
+		blinkam_count(BLINKAM_COUNTER_POOL_PAGES_RETURNED, returned);
+		relation_close(rel, RowExclusiveLock);
+	}
+	CommitTransactionCommand();
+	return true;
+}
+
+/*
+ * Look at block blkno of rel; if it is flagged INCOMPLETE_SPLIT, get the
+ * split finished.  Returns true if this worker finished it; *isnew tells
+ * whether the block was a zero page.
+ */
+static bool
+worker_repair_page(Relation rel, BlockNumber blkno, bool *isnew)
 {
 	Buffer		buf = ReadBuffer(rel, blkno);
 	Page		page;
@@ -150,6 +234,7 @@ worker_repair_page(Relation rel, BlockNumber blkno)
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
+	*isnew = PageIsNew(page);
 	flagged = !PageIsNew(page) &&
 		BlinkPageGetOpaque(page)->blink_page_id == BLINK_PAGE_ID &&
 		BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(page));
@@ -173,7 +258,12 @@ worker_repair_page(Relation rel, BlockNumber blkno)
 	return true;
 }
 
-/* Repair the flagged pages of one index, all of its blocks or the given. */
+/*
+ * Repair the flagged pages of one index, all of its blocks or the given.
+ * A sweep of all its blocks also records every zero page in the free
+ * space map: pages that sat in a page pool when the server stopped (pool.c)
+ * are found this way.
+ */
 static void
 worker_repair_index(Oid relid, BlockNumber *blocks, int nblocks)
 {
@@ -184,21 +274,33 @@ worker_repair_index(Oid relid, BlockNumber *blocks, int nblocks)
 	if (rel != NULL)
 	{
 		BlockNumber n = blocks ? (BlockNumber) nblocks : RelationGetNumberOfBlocks(rel);
+		int			found = 0;
 
 		for (BlockNumber i = blocks ? 0 : BLINK_METAPAGE + 1; i < n; i++)
 		{
 			BlockNumber blkno = blocks ? blocks[i] : i;
+			bool		isnew;
 
 			CHECK_FOR_INTERRUPTS();
 			if (blkno == BLINK_METAPAGE || blkno >= RelationGetNumberOfBlocks(rel))
 				continue;
-			worker_repair_page(rel, blkno);
+			worker_repair_page(rel, blkno, &isnew);
+			if (isnew && blocks == NULL)
+			{
+				RecordFreeIndexPage(rel, blkno);
+				found++;
+			}
 			if (i % BLINK_REPAIR_BATCH == BLINK_REPAIR_BATCH - 1 && blinkam_repair_delay > 0)
 			{
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 								 blinkam_repair_delay, PG_WAIT_EXTENSION);
 				ResetLatch(MyLatch);
 			}
+		}
+		if (found > 0)
+		{
+			IndexFreeSpaceMapVacuum(rel);
+			blinkam_count(BLINKAM_COUNTER_FREE_PAGES_FOUND, found);
 		}
 		relation_close(rel, RowExclusiveLock);
 	}
@@ -368,8 +470,18 @@ blinkam_worker_main(Datum main_arg)
 			worker_repair_sweep();
 			worked = true;
 		}
-		while (worker_refill_one())
+		/*
+		 * Returns before each refill: an index whose old slot was recycled
+		 * then gets its own pages back from the free space map.
+		 */
+		for (;;)
+		{
+			while (worker_return_some())
+				worked = true;
+			if (!worker_refill_one())
+				break;
 			worked = true;
+		}
 
 		if (worked)
 			last_work = GetCurrentTimestamp();
