@@ -16,7 +16,11 @@
  *     the pool falls below its low watermark it asks for a refill and
  *     wakes the worker of its database (through the launcher if none runs);
  *   - the worker extends the relation in one batch under the extension
- *     lock and fills the pool to its high watermark (_blink_pool_refill);
+ *     lock and fills the pool to its target (worker.c);
+ *   - the target is sized by demand: a new slot's is twice the low
+ *     watermark, and a take that finds the pool empty after a refill
+ *     doubles it, up to the high watermark.  An index that splits now and then keeps a small
+ *     pool; a hot one soon gets the full one;
  *   - an empty pool never blocks anyone: the split falls back to the free
  *     space map or extends the relation itself (counted in pool_misses).
  *
@@ -99,6 +103,9 @@ typedef struct BlinkPoolSlot
 	bool		refill;			/* a refill is requested */
 	uint64		last_used;		/* pool tick of the last take */
 	int			n[2];			/* blocks held, [0] leaf, [1] internal */
+	int			target[2];		/* what a refill fills up to (by demand:
+								 * between the low and high watermarks) */
+	bool		filled[2];		/* refilled since it last ran dry */
 } BlinkPoolSlot;
 
 /* A page of a recycled slot, on its way back to its index's free space map */
@@ -361,6 +368,15 @@ _blink_pool_take(Relation rel, bool leaf)
 		Pools->slots[slot].node = rel->rd_node;
 		Pools->slots[slot].n[0] = Pools->slots[slot].n[1] = 0;
 		Pools->slots[slot].refill = false;
+		for (int k = 0; k < 2; k++)
+		{
+			int			klow,
+						khigh;
+
+			watermarks(k, &klow, &khigh);
+			Pools->slots[slot].target[k] = Min(2 * klow, khigh);
+			Pools->slots[slot].filled[k] = false;
+		}
 	}
 
 	{
@@ -369,6 +385,12 @@ _blink_pool_take(Relation rel, bool leaf)
 		s->last_used = ++Pools->tick;
 		if (s->n[kind] > 0)
 			blkno = slot_blocks(slot, kind)[--s->n[kind]];
+		else if (s->filled[kind])
+		{
+			/* it ran dry after a refill: the index needs more */
+			s->target[kind] = Min(2 * Max(s->target[kind], 1), high);
+			s->filled[kind] = false;
+		}
 		if (s->n[kind] < low && !s->refill)
 		{
 			s->refill = true;
@@ -407,9 +429,9 @@ _blink_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 		*relid = s->relid;
 		*node = s->node;
 		watermarks(0, &low, &high);
-		*need_leaf = Max(high - s->n[0], 0);
+		*need_leaf = Max(Min(Max(s->target[0], low), high) - s->n[0], 0);
 		watermarks(1, &low, &high);
-		*need_internal = Max(high - s->n[1], 0);
+		*need_internal = Max(Min(Max(s->target[1], low), high) - s->n[1], 0);
 		found = true;
 	}
 	LWLockRelease(Pools->lock);
@@ -500,6 +522,7 @@ _blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 			if (!dup && s->n[kind] < Pools->capacity)
 			{
 				slot_blocks(i, kind)[s->n[kind]++] = blocks[b];
+				s->filled[kind] = true;
 				added++;
 			}
 		}
