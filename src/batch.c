@@ -47,10 +47,10 @@
  * bucket after its release, so it found W's slot, or the slot of another
  * waiter of the page published earlier (which, woken, takes the lock, and
  * in turn looks at the bucket when it releases it, and finds W's slot:
- * it was woken only after W's was back) -- unless some backend had popped the list in
- * between, and every backend that pops a slot either finishes it
- * (DONE/SKIPPED, latch set after its release) or pushes it back, waking it
- * if it is of another page.  So a published slot always has a backend
+ * it was woken only after W's was back) -- unless some backend had
+ * popped the list in between, and every backend that pops a slot either
+ * finishes it (DONE/SKIPPED, latch set after its release) or pushes it
+ * back, waking it if it is of another page.  So a published slot always has a backend
  * coming to it.  This holds whatever the releasing session's
  * blinkam.batch_inserts says (a session with batching off serves no
  * waiter but still wakes them after its release), and on errors too: a

@@ -19,8 +19,8 @@
  *     lock and fills the pool to its target (worker.c);
  *   - the target is sized by demand: a new slot's is twice the low
  *     watermark, and a take that finds the pool empty after a refill
- *     doubles it, up to the high watermark.  An index that splits now and then keeps a small
- *     pool; a hot one soon gets the full one;
+ *     doubles it, up to the high watermark.  An index that splits now
+ *     and then keeps a small pool; a hot one soon gets the full one;
  *   - an empty pool never blocks anyone: the split falls back to the free
  *     space map or extends the relation itself (counted in pool_misses).
  *
@@ -198,6 +198,21 @@ watermarks(int kind, int *low, int *high)
 	*high = kind == 0 ? blinkam_pool_leaf_high : blinkam_pool_internal_high;
 	*high = Min(*high, Pools->capacity);
 	*low = Min(*low, *high);
+}
+
+/*
+ * How many pages a refill of slot s should add to its pool of a kind: up
+ * to the slot's target, kept within the watermarks as they are now (a
+ * reload may have moved them).
+ */
+static int
+refill_need(BlinkPoolSlot *s, int kind)
+{
+	int			low,
+				high;
+
+	watermarks(kind, &low, &high);
+	return Max(Min(Max(s->target[kind], low), high) - s->n[kind], 0);
 }
 
 /* Find the request entry of a database, creating it if asked to. */
@@ -420,18 +435,14 @@ _blink_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 	for (int i = 0; i < Pools->nslots && !found; i++)
 	{
 		BlinkPoolSlot *s = &Pools->slots[i];
-		int			low,
-					high;
 
 		if (s->dbid != MyDatabaseId || !s->refill)
 			continue;
 		s->refill = false;
 		*relid = s->relid;
 		*node = s->node;
-		watermarks(0, &low, &high);
-		*need_leaf = Max(Min(Max(s->target[0], low), high) - s->n[0], 0);
-		watermarks(1, &low, &high);
-		*need_internal = Max(Min(Max(s->target[1], low), high) - s->n[1], 0);
+		*need_leaf = refill_need(s, 0);
+		*need_internal = refill_need(s, 1);
 		found = true;
 	}
 	LWLockRelease(Pools->lock);

@@ -235,7 +235,7 @@ worker_repair_page(Relation rel, BlockNumber blkno, bool *isnew)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	*isnew = PageIsNew(page);
-	flagged = !PageIsNew(page) &&
+	flagged = !*isnew &&
 		BlinkPageGetOpaque(page)->blink_page_id == BLINK_PAGE_ID &&
 		BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(page));
 	_blink_unlock(rel, buf);

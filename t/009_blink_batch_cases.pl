@@ -73,6 +73,22 @@ sub wait_for_waiters
 	  or die "no $n waiters";
 }
 
+# A holder of h1 (after its SET lines) inserting key, and two waiters
+# inserting key + 1 and key + 2 with their last-resort timeout raised (a
+# wake-up that does not come shows as a 60 s wait); returns (holder,
+# waiter, waiter) once both waiters have published.
+sub holder_and_two_waiters
+{
+	my ($sets, $key) = @_;
+	my $h = start_holder($sets, 'h1', $key);
+	my @w = map {
+		bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES ("
+			  . ($key + $_) . ")")
+	} 1, 2;
+	wait_for_waiters('h1', 2);
+	return ($h, @w);
+}
+
 # How many items with this key text are in the index (high keys aside)?
 sub entries
 {
@@ -119,10 +135,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 
 # --- 3. the holder errors out after claiming the waiters' tuples
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;", 'h1', "3000");
-$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3001)");
-$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3002)");
-wait_for_waiters('h1', 2);
+($a, $b, $c) = holder_and_two_waiters(
+	"SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;", 3000);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
@@ -137,13 +151,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 # --- 3b. a holder whose session does not batch: it serves nobody, but its
 #        release hands the waiters back, awake
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;",
-	'h1', "3500");
-# (the waiters' last-resort timeout is raised: a wake-up that does not
-# come shows as a timeout)
-$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3501)");
-$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3502)");
-wait_for_waiters('h1', 2);
+($a, $b, $c) = holder_and_two_waiters(
+	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;", 3500);
 $_->[0]->finish for ($a, $b, $c);
 is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', 'holder and waiters succeeded');
 # (the first waiter woken takes the page and may serve the other)
@@ -154,11 +163,9 @@ is(entries('h1_k', '(3501)') . entries('h1_k', '(3502)'), '11', 'each entry once
 # --- 3c. the same holder fails before its record: the error releases the
 #        leaf without _blink_unlock; the abort wakes the waiters
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
-	  . "SET blinkam.debug_stop_at = in_batch;", 'h1', "3600");
-$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3601)");
-$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3602)");
-wait_for_waiters('h1', 2);
+($a, $b, $c) = holder_and_two_waiters(
+	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_stop_at = in_batch;", 3600);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed');
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
@@ -180,12 +187,9 @@ my $ctl = IPC::Run::start(
 	'<', \$ctl_in, '>', \$ctl_out);
 $ctl_in .= "SELECT pg_advisory_lock(77), 'held';\n";
 $ctl->pump until $ctl_out =~ /held/;
-$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
-	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;",
-	'h1', "3700");
-$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3701)");
-$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3702)");
-wait_for_waiters('h1', 2);
+($a, $b, $c) = holder_and_two_waiters(
+	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;", 3700);
 $node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
 	   AND query LIKE '%drain_pushed_back%'")
