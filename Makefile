@@ -15,26 +15,27 @@ EXTENSION = blinkam
 EXTVERSION = 0.1
 MODULE_big = blinkam
 OBJS = \
-	src/batch.o \
 	src/blinkam.o \
-	src/blinkbuild.o \
-	src/blinkfuncs.o \
-	src/blinkinsert.o \
-	src/blinkpage.o \
-	src/blinkscan.o \
-	src/blinksearch.o \
-	src/blinkutils.o \
-	src/blinkvacuum.o \
-	src/blinkverify.o \
-	src/defer.o \
-	src/guc.o \
-	src/launcher.o \
-	src/onconflict.o \
-	src/pool.o \
-	src/shmem.o \
-	src/splitreg.o \
-	src/stats.o \
-	src/worker.o
+	src/common/batch.o \
+	src/common/counters.o \
+	src/common/guc.o \
+	src/common/launcher.o \
+	src/common/pool.o \
+	src/common/shmem.o \
+	src/common/worker.o \
+	src/index/blinkbuild.o \
+	src/index/blinkfuncs.o \
+	src/index/blinkinsert.o \
+	src/index/blinkpage.o \
+	src/index/blinkrepair.o \
+	src/index/blinkscan.o \
+	src/index/blinksearch.o \
+	src/index/blinkutils.o \
+	src/index/blinkvacuum.o \
+	src/index/blinkverify.o \
+	src/index/defer.o \
+	src/index/onconflict.o \
+	src/index/splitreg.o
 DATA = blinkam--$(EXTVERSION).sql
 
 REGRESS = $(basename $(notdir $(wildcard sql/*.sql)))
@@ -48,6 +49,8 @@ PG_CONFIG ?= pg_config
 # Our own files build warning-free under -Wall -Wextra.  Unused parameters
 # are the rule for fmgr and callback signatures, so that one is off.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
+# Our headers are named by part: "common/pool.h", "index/blink.h".
+PG_CPPFLAGS = -I$(srcdir)/src
 
 EXTRA_CLEAN = out results output_iso tmp_check tmp_check_iso regression.diffs regression.out
 
@@ -55,7 +58,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS does not track header dependencies.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 

@@ -19,8 +19,13 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/batch.h"
+#include "common/counters.h"
+#include "common/pool.h"
+#include "common/settings.h"
+#include "common/shmem.h"
+#include "common/workers.h"
+#include "index/blink.h"
 
 PG_MODULE_MAGIC;
 
@@ -38,13 +43,16 @@ _PG_init(void)
 						 "for example: shared_preload_libraries = 'blinkam', "
 						 "and restart the server.")));
 
+	/* what both access methods share */
 	blinkam_define_gucs();
-	blink_init_reloptions();
 	blinkam_shmem_install_hooks();
-	blink_install_onconflict_hook();
-	blink_install_defer_hooks();
-	blink_install_batch_hooks();
-	blink_install_pool_hooks();
+	blinkam_counters_init();
+	blinkam_pool_init();
+	blinkam_batch_init();
+
+	/* the access methods */
+	blink_init();
+
 	if (blinkam_enable_workers)
 		blinkam_register_launcher();
 }

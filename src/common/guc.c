@@ -7,7 +7,7 @@
  * reserved, so a misspelt blinkam.* setting is an error rather than a
  * silently ignored placeholder.
  *
- * src/guc.c
+ * src/common/guc.c
  *
  *-------------------------------------------------------------------------
  */
@@ -18,7 +18,8 @@
 #include "storage/lock.h"
 #include "utils/guc.h"
 
-#include "blinkam.h"
+#include "common/settings.h"
+#include "common/shmem.h"
 
 /* Register the blinkam launcher (and so every background worker)? */
 bool		blinkam_enable_workers = true;

@@ -5,7 +5,7 @@
  *
  * See src/README for the protocol these structures serve.
  *
- * src/blink.h
+ * src/index/blink.h
  *
  *-------------------------------------------------------------------------
  */
@@ -272,30 +272,18 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
  * ---------------------------------------------------------------------
  */
 
-/* batch.c */
-extern Size _blink_batch_shmem_size(void);
-extern void _blink_batch_shmem_init(void);
-#define BLINK_BATCH_CLAIM_MAX	256
-extern bool _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup,
-							  bool unique);
-extern int	_blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed,
-							   int max);
-extern IndexTuple _blink_batch_tuple(uint32 slotno, bool *unique);
-extern void _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted);
-extern void _blink_batch_wake(uint32 *claimed, int nclaimed);
-extern void _blink_batch_abandon(uint32 *claimed, int nclaimed);
-extern void _blink_batch_after_release(Relation rel, BlockNumber blkno);
-extern void blink_install_batch_hooks(void);
+/* blinkinsert.c: the flags word of a tuple published to batch.c */
+#define BLINK_BATCH_UNIQUE		0x01	/* the holder must check uniqueness */
 
 /* defer.c */
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 								struct IndexInfo *indexInfo);
 extern void _blink_defer_flush(void);
-extern void blink_install_defer_hooks(void);
+extern void _blink_defer_init(void);
 
 /* blinkutils.c */
 extern PGDLLEXPORT Datum blinkhandler(PG_FUNCTION_ARGS);
-extern void blink_init_reloptions(void);
+extern void blink_init(void);
 extern bytea *blinkoptions(Datum reloptions, bool validate);
 extern bool blinkcanreturn(Relation index, int attno);
 extern char *blinkbuildphasename(int64 phasenum);
@@ -377,38 +365,19 @@ extern IndexBulkDeleteResult *blinkbulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *blinkvacuumcleanup(IndexVacuumInfo *info,
 												 IndexBulkDeleteResult *stats);
 extern BlinkCycleId _blink_vacuum_cycleid(Relation rel);
-extern Size _blink_vacuum_shmem_size(void);
-extern void _blink_vacuum_shmem_init(void);
+extern void _blink_vacuum_init(void);
 
 /* onconflict.c */
-extern void blink_install_onconflict_hook(void);
+extern void _blink_onconflict_init(void);
 
 /* blinkverify.c */
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
 
-/* pool.c */
-extern void blink_install_pool_hooks(void);
-extern Size _blink_pool_shmem_size(void);
-extern void _blink_pool_shmem_init(void);
-extern bool _blink_pool_applies(Relation rel);
-extern BlockNumber _blink_pool_take(Relation rel, bool leaf);
-extern bool _blink_pool_next_refill(Oid *relid, RelFileNode *node,
-									int *need_leaf, int *need_internal);
-extern void _blink_pool_forget(RelFileNode node);
-extern int	_blink_pool_next_returns(Oid *relid, RelFileNode *node,
-									 BlockNumber *blocks, int max);
-extern int	_blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
-							int nblocks);
-extern void _blink_request_repair(Oid dbid);
-extern int	_blink_databases_needing_workers(Oid *dbids, int max);
-extern void _blink_worker_start_failed(Oid dbid);
-extern bool _blink_worker_attach(bool *repair);
-extern bool _blink_worker_take_repair(void);
-extern void _blink_worker_detach(void);
+/* blinkrepair.c */
+extern void _blink_repair_init(void);
 
 /* splitreg.c */
-extern Size _blink_splitreg_shmem_size(void);
-extern void _blink_splitreg_shmem_init(void);
+extern void _blink_splitreg_init(void);
 extern bool _blink_splitreg_claim(Relation rel, BlockNumber blkno);
 extern void _blink_splitreg_release(Relation rel, BlockNumber blkno);
 extern void _blink_splitreg_wait(Relation rel, BlockNumber blkno);

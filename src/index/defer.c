@@ -50,7 +50,7 @@
  * Everything here is backend-local; there is no shared state and no lock
  * beyond those the inserts take.
  *
- * src/defer.c
+ * src/index/defer.c
  *
  *-------------------------------------------------------------------------
  */
@@ -64,8 +64,9 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/counters.h"
+#include "common/settings.h"
+#include "index/blink.h"
 
 /* Flush everything once a backend holds this many tuples or bytes. */
 #define BLINK_DEFER_MAX_TUPLES	4096
@@ -542,8 +543,9 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		_blink_defer_flush();
 }
 
+/* From _PG_init. */
 void
-blink_install_defer_hooks(void)
+_blink_defer_init(void)
 {
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = _blink_defer_ExecutorStart;

@@ -32,7 +32,7 @@
  * sized at BLINK_SPLITREG_PER_BACKEND entries per backend.
 
  *
- * src/splitreg.c
+ * src/index/splitreg.c
  *
  *-------------------------------------------------------------------------
  */
@@ -47,8 +47,8 @@
 #include "storage/shmem.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/shmem.h"
+#include "index/blink.h"
 
 #define BLINK_SPLITREG_PER_BACKEND	8
 
@@ -77,21 +77,21 @@ splitreg_nslots(void)
 	return (MaxBackends + 1) * BLINK_SPLITREG_PER_BACKEND;
 }
 
-Size
-_blink_splitreg_shmem_size(void)
+static Size
+splitreg_shmem_size(void)
 {
 	return add_size(offsetof(SplitRegistry, slots),
 					mul_size(splitreg_nslots(), sizeof(SplitRegEntry)));
 }
 
 /* Called from the shmem startup hook, under AddinShmemInitLock. */
-void
-_blink_splitreg_shmem_init(void)
+static void
+splitreg_shmem_init(void)
 {
 	bool		found;
 
 	SplitReg = ShmemInitStruct("blinkam split registry",
-							   _blink_splitreg_shmem_size(), &found);
+							   splitreg_shmem_size(), &found);
 	if (!found)
 	{
 		SplitReg->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_SPLITREG].lock;
@@ -100,6 +100,13 @@ _blink_splitreg_shmem_init(void)
 		for (int i = 0; i < SplitReg->nslots; i++)
 			SplitReg->slots[i].owner = -1;
 	}
+}
+
+/* From _PG_init. */
+void
+_blink_splitreg_init(void)
+{
+	blinkam_shmem_register(splitreg_shmem_size, splitreg_shmem_init);
 }
 
 static void

@@ -4,7 +4,7 @@
  *	  The blink handler, options, cost estimate, operator class validation,
  *	  and key utilities (insertion keys, tuple comparison, pivots).
  *
- * src/blinkutils.c
+ * src/index/blinkutils.c
  *
  *-------------------------------------------------------------------------
  */
@@ -29,24 +29,29 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "index/blink.h"
 
 PG_FUNCTION_INFO_V1(blinkhandler);
 
 static relopt_kind blink_relopt_kind;
 
 /*
- * Register blink's reloptions.  Called from _PG_init.
+ * Set up the blink index AM: its reloptions, shared memory, hooks and
+ * what the workers do for it.  Called from _PG_init.
  */
 void
-blink_init_reloptions(void)
+blink_init(void)
 {
 	blink_relopt_kind = add_reloption_kind();
 	add_int_reloption(blink_relopt_kind, "fillfactor",
 					  "Packs blink leaf pages only to this percentage in builds and right-edge splits",
 					  BLINK_DEFAULT_FILLFACTOR, BLINK_MIN_FILLFACTOR, 100,
 					  ShareUpdateExclusiveLock);
+	_blink_splitreg_init();
+	_blink_vacuum_init();
+	_blink_onconflict_init();
+	_blink_defer_init();
+	_blink_repair_init();
 }
 
 Datum

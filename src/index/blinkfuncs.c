@@ -7,7 +7,7 @@
  * Each page is read under a share lock, one at a time, so on a busy index
  * the answers of blink_tree_stats are a blend of moments.
  *
- * src/blinkfuncs.c
+ * src/index/blinkfuncs.c
  *
  *-------------------------------------------------------------------------
  */
@@ -19,8 +19,7 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "index/blink.h"
 
 PG_FUNCTION_INFO_V1(blink_metap);
 PG_FUNCTION_INFO_V1(blink_page_stats);

@@ -13,7 +13,7 @@
  * one place where two locks of a level are held: the right page is locked
  * before the current one is released, always left to right.
  *
- * src/blinksearch.c
+ * src/index/blinksearch.c
  *
  *-------------------------------------------------------------------------
  */
@@ -22,8 +22,8 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/counters.h"
+#include "index/blink.h"
 
 /*
  * Compare the insertion key with the item at offnum of page.  The first

@@ -9,31 +9,33 @@
  * blinkam.worker_idle_timeout without any.  One worker per database at a
  * time (the database's request entry records it).
  *
+ * The worker knows the relations it serves only through the relation
+ * kinds the access methods register (workers.h): which access method and
+ * relkind, how their free space map hands out and takes back free pages,
+ * and how to look at one page after a crash.
+ *
  * Refill: for each pool slot of this database that asked for a refill,
- * open the index, take zero pages from its free space map, extend it by
- * the blocks still missing in one batch under the relation extension
+ * open the relation, take zero pages from its free space map, extend it
+ * by the blocks still missing in one batch under the relation extension
  * lock, and put them into the pool (pool.c).
  *
- * Returns: record the pages of recycled pool slots in their index's free
- * space map (pool.c, "A pool is a cache of free pages").
+ * Returns: record the pages of recycled pool slots in their relation's
+ * free space map (pool.c, "A pool is a cache of free pages").
  *
- * Repair: after a crash (or an error in a split cascade) a page may stay
- * flagged INCOMPLETE_SPLIT.  Correctness never depends on this worker --
- * writers finish such splits when they need to -- but the worker finishes
- * them soon after a restart, so that no user action is needed:
+ * Repair: after a crash an access method may have pages to put right
+ * (blink: splits left INCOMPLETE_SPLIT).  Correctness never depends on
+ * this worker -- writers do that work when they need to -- but the
+ * worker does it soon after a restart, so that no user action is needed:
  *
- *   1. pages of this database's blink indexes that are in shared buffers
- *      (recovery has just replayed into them) are looked at first;
- *   2. then every page of every blink index of the database is swept,
- *      with a pause every BLINK_REPAIR_BATCH pages (blinkam.repair_delay);
+ *   1. pages of this database's relations of a registered kind that are
+ *      in shared buffers (recovery has just replayed into them) are
+ *      looked at first;
+ *   2. then every page of every such relation of the database is swept,
+ *      with a pause every REPAIR_BATCH pages (blinkam.repair_delay);
  *      the sweep also records every zero page in the free space map, so
  *      that the pages pools held when the server stopped are used again.
  *
- * A flagged page is locked exclusively and handed to _blink_finish_or_wait,
- * which finishes the split unless a live backend is finishing it (then it
- * waits for that backend).  Each finish counts in splits_repaired_by_worker.
- *
- * src/worker.c
+ * src/common/worker.c
  *
  *-------------------------------------------------------------------------
  */
@@ -54,7 +56,6 @@
 #include "postmaster/interrupt.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
-#include "storage/indexfsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
@@ -66,30 +67,62 @@
 #include "utils/rel.h"
 #include "utils/relfilenodemap.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/batch.h"
+#include "common/counters.h"
+#include "common/pool.h"
+#include "common/settings.h"
+#include "common/workers.h"
 
-#define BLINK_REPAIR_BATCH	256
+#define REPAIR_BATCH	256
+#define MAX_KINDS		4
+
+/* The relation kinds registered by the access methods */
+static const BlinkamRelationKind *kinds[MAX_KINDS];
+static int	nkinds = 0;
 
 /* Memory that outlives the transactions of one round of work. */
 static MemoryContext WorkerContext = NULL;
 
+/* From _PG_init: the workers will serve relations of this kind. */
+void
+blinkam_register_relation_kind(const BlinkamRelationKind *kind)
+{
+	if (nkinds >= MAX_KINDS)
+		elog(ERROR, "too many blinkam relation kinds");
+	kinds[nkinds++] = kind;
+}
+
+/* The registered kind rel belongs to, or NULL. */
+static const BlinkamRelationKind *
+kind_of(Relation rel)
+{
+	for (int i = 0; i < nkinds; i++)
+	{
+		if (rel->rd_rel->relkind == kinds[i]->relkind &&
+			rel->rd_rel->relam == get_am_oid(kinds[i]->amname, true))
+			return kinds[i];
+	}
+	return NULL;
+}
+
 /*
- * Open an index for the worker if it is (still) a blink index with the
- * given relfilenode (InvalidOid: any).  NULL otherwise.
+ * Open a relation for the worker if it is (still) of a registered kind
+ * (a valid index, for index kinds) with the given relfilenode
+ * (InvalidOid: any); its kind in *kind.  NULL otherwise.
  */
 static Relation
-worker_open_index(Oid relid, Oid relfilenode)
+worker_open_relation(Oid relid, Oid relfilenode, const BlinkamRelationKind **kind)
 {
 	Relation	rel = try_relation_open(relid, RowExclusiveLock);
 
 	if (rel == NULL)
 		return NULL;
-	if (rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_rel->relam != get_index_am_oid("blink", true) ||
+	*kind = kind_of(rel);
+	if (*kind == NULL ||
 		(OidIsValid(relfilenode) && rel->rd_node.relNode != relfilenode) ||
-		!rel->rd_index->indisvalid)
+		(rel->rd_rel->relkind == RELKIND_INDEX && !rel->rd_index->indisvalid))
 	{
 		relation_close(rel, RowExclusiveLock);
 		return NULL;
@@ -97,7 +130,10 @@ worker_open_index(Oid relid, Oid relfilenode)
 	return rel;
 }
 
-/* Is block blkno of rel a zero page (never initialized)? */
+/*
+ * Is block blkno of rel a zero page (never initialized)?  The share lock is
+ * let go through batch.c: the page may be one with waiters.
+ */
 static bool
 worker_page_is_new(Relation rel, BlockNumber blkno)
 {
@@ -106,7 +142,10 @@ worker_page_is_new(Relation rel, BlockNumber blkno)
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	isnew = PageIsNew(BufferGetPage(buf));
-	_blink_relbuf(rel, buf);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (!isnew)
+		blinkam_batch_after_release(rel, blkno);
+	ReleaseBuffer(buf);
 	return isnew;
 }
 
@@ -123,22 +162,23 @@ worker_refill_one(void)
 	int			nleaf,
 				ninternal;
 	Relation	rel;
+	const BlinkamRelationKind *kind;
 	BlockNumber *blocks;
 	BlockNumber nblocks;
 	int			n,
 				got = 0;
 
-	if (!_blink_pool_next_refill(&relid, &node, &nleaf, &ninternal))
+	if (!blinkam_pool_next_refill(&relid, &node, &nleaf, &ninternal))
 		return false;
 	n = nleaf + ninternal;
 	if (n == 0)
 		return true;
 
 	StartTransactionCommand();
-	rel = worker_open_index(relid, node.relNode);
+	rel = worker_open_relation(relid, node.relNode, &kind);
 	if (rel == NULL)
 	{
-		_blink_pool_forget(node);
+		blinkam_pool_forget(node);
 		CommitTransactionCommand();
 		return true;
 	}
@@ -147,11 +187,11 @@ worker_refill_one(void)
 	nblocks = RelationGetNumberOfBlocks(rel);
 	while (got < n)
 	{
-		BlockNumber blkno = GetFreeIndexPage(rel);
+		BlockNumber blkno = kind->take_free_page(rel);
 
 		if (blkno == InvalidBlockNumber)
 			break;
-		if (blkno != BLINK_METAPAGE && blkno < nblocks &&
+		if (blkno >= kind->first_block && blkno < nblocks &&
 			worker_page_is_new(rel, blkno))
 			blocks[got++] = blkno;
 	}
@@ -171,7 +211,7 @@ worker_refill_one(void)
 		UnlockRelationForExtension(rel, ExclusiveLock);
 	}
 
-	n = _blink_pool_add(node, blocks, nleaf, n);
+	n = blinkam_pool_add(node, blocks, nleaf, n);
 	blinkam_count(BLINKAM_COUNTER_POOL_PAGES_ADDED, n);
 	blinkam_count(BLINKAM_COUNTER_POOL_REFILLS, 1);
 	relation_close(rel, RowExclusiveLock);
@@ -181,7 +221,8 @@ worker_refill_one(void)
 
 /*
  * Record the pages of recycled pool slots (pool.c's return queue) in their
- * index's free space map, one index at a time; false if none were queued.
+ * relation's free space map, one relation at a time; false if none were
+ * queued.
  * Only zero pages: one a split took meanwhile is in use.
  */
 static bool
@@ -190,13 +231,14 @@ worker_return_some(void)
 	Oid			relid;
 	RelFileNode node;
 	BlockNumber blocks[256];
-	int			n = _blink_pool_next_returns(&relid, &node, blocks, lengthof(blocks));
+	int			n = blinkam_pool_next_returns(&relid, &node, blocks, lengthof(blocks));
 	Relation	rel;
+	const BlinkamRelationKind *kind;
 
 	if (n == 0)
 		return false;
 	StartTransactionCommand();
-	rel = worker_open_index(relid, node.relNode);
+	rel = worker_open_relation(relid, node.relNode, &kind);
 	if (rel != NULL)
 	{
 		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
@@ -206,13 +248,13 @@ worker_return_some(void)
 		{
 			if (blocks[i] < nblocks && worker_page_is_new(rel, blocks[i]))
 			{
-				RecordFreeIndexPage(rel, blocks[i]);
+				kind->record_free_page(rel, blocks[i]);
 				returned++;
 			}
 		}
 		/* make them findable: searches go through the map's upper levels */
 		if (returned > 0)
-			IndexFreeSpaceMapVacuum(rel);
+			kind->free_pages_recorded(rel);
 		blinkam_count(BLINKAM_COUNTER_POOL_PAGES_RETURNED, returned);
 		relation_close(rel, RowExclusiveLock);
 	}
@@ -221,76 +263,42 @@ worker_return_some(void)
 }
 
 /*
- * Look at block blkno of rel; if it is flagged INCOMPLETE_SPLIT, get the
- * split finished.  Returns true if this worker finished it; *isnew tells
- * whether the block was a zero page.
- */
-static bool
-worker_repair_page(Relation rel, BlockNumber blkno, bool *isnew)
-{
-	Buffer		buf = ReadBuffer(rel, blkno);
-	Page		page;
-	bool		flagged;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	*isnew = PageIsNew(page);
-	flagged = !*isnew &&
-		BlinkPageGetOpaque(page)->blink_page_id == BLINK_PAGE_ID &&
-		BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(page));
-	_blink_unlock(rel, buf);
-	if (!flagged)
-	{
-		ReleaseBuffer(buf);
-		return false;
-	}
-
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (!BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(buf))))
-	{
-		_blink_relbuf(rel, buf);	/* finished meanwhile */
-		return false;
-	}
-	/* releases buf; false if a live backend was finishing it (we waited) */
-	if (!_blink_finish_or_wait(rel, buf))
-		return false;
-	blinkam_count(BLINKAM_COUNTER_SPLITS_REPAIRED_BY_WORKER, 1);
-	return true;
-}
-
-/*
- * Repair the flagged pages of one index, all of its blocks or the given.
- * A sweep of all its blocks also records every zero page in the free
- * space map: pages that sat in a page pool when the server stopped (pool.c)
- * are found this way.
+ * Repair the pages of one relation, all of its blocks or the given.  A
+ * sweep of all its blocks also records every zero page in the free space
+ * map: pages that sat in a page pool when the server stopped (pool.c) are
+ * found this way.
  */
 static void
-worker_repair_index(Oid relid, BlockNumber *blocks, int nblocks)
+worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 {
 	Relation	rel;
+	const BlinkamRelationKind *kind;
 
 	StartTransactionCommand();
-	rel = worker_open_index(relid, InvalidOid);
+	rel = worker_open_relation(relid, InvalidOid, &kind);
 	if (rel != NULL)
 	{
 		BlockNumber n = blocks ? (BlockNumber) nblocks : RelationGetNumberOfBlocks(rel);
 		int			found = 0;
 
-		for (BlockNumber i = blocks ? 0 : BLINK_METAPAGE + 1; i < n; i++)
+		for (BlockNumber i = blocks ? 0 : kind->first_block; i < n; i++)
 		{
 			BlockNumber blkno = blocks ? blocks[i] : i;
 			bool		isnew;
 
 			CHECK_FOR_INTERRUPTS();
-			if (blkno == BLINK_METAPAGE || blkno >= RelationGetNumberOfBlocks(rel))
+			if (blkno < kind->first_block || blkno >= RelationGetNumberOfBlocks(rel))
 				continue;
-			worker_repair_page(rel, blkno, &isnew);
+			if (kind->repair_page)
+				kind->repair_page(rel, blkno, &isnew);
+			else
+				isnew = worker_page_is_new(rel, blkno);
 			if (isnew && blocks == NULL)
 			{
-				RecordFreeIndexPage(rel, blkno);
+				kind->record_free_page(rel, blkno);
 				found++;
 			}
-			if (i % BLINK_REPAIR_BATCH == BLINK_REPAIR_BATCH - 1 && blinkam_repair_delay > 0)
+			if (i % REPAIR_BATCH == REPAIR_BATCH - 1 && blinkam_repair_delay > 0)
 			{
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 								 blinkam_repair_delay, PG_WAIT_EXTENSION);
@@ -299,12 +307,39 @@ worker_repair_index(Oid relid, BlockNumber *blocks, int nblocks)
 		}
 		if (found > 0)
 		{
-			IndexFreeSpaceMapVacuum(rel);
+			kind->free_pages_recorded(rel);
 			blinkam_count(BLINKAM_COUNTER_FREE_PAGES_FOUND, found);
 		}
 		relation_close(rel, RowExclusiveLock);
 	}
 	CommitTransactionCommand();
+}
+
+/* Is a relation with this pg_class row of a registered kind? */
+static bool
+worker_serves(Form_pg_class form)
+{
+	for (int i = 0; i < nkinds; i++)
+	{
+		if (form->relkind == kinds[i]->relkind &&
+			form->relam == get_am_oid(kinds[i]->amname, true))
+			return true;
+	}
+	return false;
+}
+
+/* The same for a relation oid (in a transaction). */
+static bool
+worker_serves_relid(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		serves;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	serves = worker_serves((Form_pg_class) GETSTRUCT(tup));
+	ReleaseSysCache(tup);
+	return serves;
 }
 
 typedef struct BufferedBlock
@@ -315,7 +350,8 @@ typedef struct BufferedBlock
 
 /*
  * Pass 1: the blocks of this database's relations now in shared buffers
- * (those recovery replayed are among them); repair those of blink indexes.
+ * (those recovery replayed are among them); repair those of relations of
+ * a registered kind.
  */
 static void
 worker_repair_buffered(void)
@@ -339,7 +375,7 @@ worker_repair_buffered(void)
 		UnlockBufHdr(desc, state);
 	}
 
-	/* group by relation: each blink index gets one pass over its blocks */
+	/* group by relation: each gets one pass over its blocks */
 	StartTransactionCommand();
 	for (int i = 0; i < n; i++)
 	{
@@ -362,23 +398,21 @@ worker_repair_buffered(void)
 					list[j].node.relNode = InvalidOid;	/* done */
 			}
 		}
-		if (OidIsValid(relid) &&
-			get_rel_relkind(relid) == RELKIND_INDEX)
+		if (OidIsValid(relid) && worker_serves_relid(relid))
 		{
 			CommitTransactionCommand();
-			worker_repair_index(relid, blocks, nb);
+			worker_repair_relation(relid, blocks, nb);
 			StartTransactionCommand();
 		}
 	}
 	CommitTransactionCommand();
 }
 
-/* Pass 2: every blink index of the database, block by block. */
+/* Pass 2: every relation of a registered kind, block by block. */
 static void
 worker_repair_sweep(void)
 {
-	List	   *indexes = NIL;
-	Oid			blink_am;
+	List	   *relids = NIL;
 	Relation	classrel;
 	TableScanDesc scan;
 	HeapTuple	tup;
@@ -386,38 +420,45 @@ worker_repair_sweep(void)
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	blink_am = get_index_am_oid("blink", true);
-	if (OidIsValid(blink_am))
+	classrel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(classrel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
-		classrel = table_open(RelationRelationId, AccessShareLock);
-		scan = table_beginscan_catalog(classrel, 0, NULL);
-		while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+
+		if (form->relpersistence != RELPERSISTENCE_TEMP && worker_serves(form))
 		{
-			Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+			MemoryContext old = MemoryContextSwitchTo(WorkerContext);
 
-			if (form->relkind == RELKIND_INDEX && form->relam == blink_am &&
-				form->relpersistence != RELPERSISTENCE_TEMP)
-			{
-				MemoryContext old = MemoryContextSwitchTo(WorkerContext);
-
-				indexes = lappend_oid(indexes, form->oid);
-				MemoryContextSwitchTo(old);
-			}
+			relids = lappend_oid(relids, form->oid);
+			MemoryContextSwitchTo(old);
 		}
-		table_endscan(scan);
-		table_close(classrel, AccessShareLock);
 	}
+	table_endscan(scan);
+	table_close(classrel, AccessShareLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 
-	foreach(lc, indexes)
-		worker_repair_index(lfirst_oid(lc), NULL, 0);
+	foreach(lc, relids)
+		worker_repair_relation(lfirst_oid(lc), NULL, 0);
+}
+
+/* Does this database have any access method the workers serve? */
+static bool
+worker_database_has_kinds(void)
+{
+	for (int i = 0; i < nkinds; i++)
+	{
+		if (OidIsValid(get_am_oid(kinds[i]->amname, true)))
+			return true;
+	}
+	return false;
 }
 
 static void
 worker_exit_callback(int code, Datum arg)
 {
-	_blink_worker_detach();
+	blinkam_worker_detach();
 }
 
 void
@@ -432,13 +473,13 @@ blinkam_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
 
-	if (!_blink_worker_attach(&repair))
+	if (!blinkam_worker_attach(&repair))
 		proc_exit(0);			/* another worker serves this database */
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
 
 	/* A database without blinkam has nothing for us. */
 	StartTransactionCommand();
-	if (!OidIsValid(get_index_am_oid("blink", true)))
+	if (!worker_database_has_kinds())
 	{
 		CommitTransactionCommand();
 		proc_exit(0);
@@ -463,7 +504,7 @@ blinkam_worker_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		if (repair || _blink_worker_take_repair())
+		if (repair || blinkam_worker_take_repair())
 		{
 			repair = false;
 			worker_repair_buffered();

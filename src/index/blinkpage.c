@@ -10,7 +10,7 @@
  * Free space map entries and freshly extended blocks are both checked, so
  * a block can never be given to two splits.
  *
- * src/blinkpage.c
+ * src/index/blinkpage.c
  *
  *-------------------------------------------------------------------------
  */
@@ -24,8 +24,10 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/batch.h"
+#include "common/counters.h"
+#include "common/pool.h"
+#include "index/blink.h"
 
 /*
  * Initialize an empty blink page with the given flags and level.
@@ -128,7 +130,7 @@ _blink_unlock(Relation rel, Buffer buf)
 
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (leaf)
-		_blink_batch_after_release(rel, BufferGetBlockNumber(buf));
+		blinkam_batch_after_release(rel, BufferGetBlockNumber(buf));
 }
 
 /* Unlock and unpin. */
@@ -197,7 +199,7 @@ _blink_newpage(Relation rel, bool leaf)
 	BlockNumber blkno;
 	bool		needLock;
 
-	while ((blkno = _blink_pool_take(rel, leaf)) != InvalidBlockNumber)
+	while ((blkno = blinkam_pool_take(rel, leaf)) != InvalidBlockNumber)
 	{
 		buf = _blink_try_claim(rel, blkno);
 		if (BufferIsValid(buf))
@@ -207,7 +209,7 @@ _blink_newpage(Relation rel, bool leaf)
 		}
 		/* taken through the free space map meanwhile: try the next */
 	}
-	if (_blink_pool_applies(rel))
+	if (blinkam_pool_applies(rel))
 		blinkam_count(BLINKAM_COUNTER_POOL_MISSES, 1);
 
 	while ((blkno = GetFreeIndexPage(rel)) != InvalidBlockNumber)

@@ -34,7 +34,7 @@
  * one snapshot.  Failures raise ERRCODE_INDEX_CORRUPTED
  * naming the block and the broken invariant.
  *
- * src/blinkverify.c
+ * src/index/blinkverify.c
  *
  *-------------------------------------------------------------------------
  */
@@ -61,8 +61,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "index/blink.h"
 
 PG_FUNCTION_INFO_V1(blink_check);
 

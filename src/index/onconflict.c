@@ -12,7 +12,7 @@
  * post-parse-analysis hook rejects such statements up front with an
  * explanation and a way out.
  *
- * src/onconflict.c
+ * src/index/onconflict.c
  *
  *-------------------------------------------------------------------------
  */
@@ -28,8 +28,7 @@
 #include "utils/relcache.h"
 #include "utils/syscache.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "index/blink.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 
@@ -86,8 +85,9 @@ blink_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	blink_check_onconflict(query);
 }
 
+/* From _PG_init. */
 void
-blink_install_onconflict_hook(void)
+_blink_onconflict_init(void)
 {
 	prev_post_parse_analyze_hook = post_parse_analyze_hook;
 	post_parse_analyze_hook = blink_post_parse_analyze;

@@ -12,7 +12,7 @@
  * internal pages, with separate watermarks so that hot leaves cannot
  * starve the upper levels):
  *
- *   - a split takes a block from its index's pool (_blink_pool_take); when
+ *   - a split takes a block from its index's pool (blinkam_pool_take); when
  *     the pool falls below its low watermark it asks for a refill and
  *     wakes the worker of its database (through the launcher if none runs);
  *   - the worker extends the relation in one batch under the extension
@@ -39,7 +39,7 @@
  *   - its slot is recycled for another index (least recently used, when
  *     every slot is taken): its pages go to the return queue, and the
  *     worker of their database records them in the index's free space map
- *     (_blink_pool_next_returns).  Pages that do not fit in the queue are
+ *     (blinkam_pool_next_returns).  Pages that do not fit in the queue are
  *     counted as stranded; VACUUM or the next start-up sweep finds them;
  *   - the index is dropped, truncated or reindexed (a new relfilenode):
  *     the pages went away with the old file, and the slot is freed;
@@ -69,7 +69,7 @@
  * Lock order: the pools LWLock is taken alone (it may be taken while
  * holding buffer locks; nothing is acquired while it is held).
  *
- * src/pool.c
+ * src/common/pool.c
  *
  *-------------------------------------------------------------------------
  */
@@ -90,10 +90,26 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/counters.h"
+#include "common/pool.h"
+#include "common/settings.h"
+#include "common/shmem.h"
+#include "common/workers.h"
 
 PG_FUNCTION_INFO_V1(blinkam_pools);
+
+/* Work requested from the worker of one database */
+#define BLINKAM_MAX_DB_REQUESTS	64
+typedef struct BlinkDbRequest
+{
+	Oid			dbid;			/* InvalidOid: free entry */
+	bool		repair;			/* a repair sweep is due */
+	bool		returns;		/* pages of recycled pool slots wait in the
+								 * return queue */
+	bool		starting;		/* the launcher has started a worker */
+	pid_t		worker_pid;		/* the worker serving it, or 0 */
+	Latch	   *worker_latch;
+} BlinkDbRequest;
 
 typedef struct BlinkPoolSlot
 {
@@ -156,8 +172,8 @@ pool_nreturns(void)
 	return blinkam_pool_relations * blinkam_pool_size;
 }
 
-Size
-_blink_pool_shmem_size(void)
+static Size
+pool_shmem_size(void)
 {
 	Size		size = offsetof(BlinkPoolShared, slots);
 
@@ -169,12 +185,12 @@ _blink_pool_shmem_size(void)
 	return size;
 }
 
-void
-_blink_pool_shmem_init(void)
+static void
+pool_shmem_init(void)
 {
 	bool		found;
 
-	Pools = ShmemInitStruct("blinkam pools", _blink_pool_shmem_size(), &found);
+	Pools = ShmemInitStruct("blinkam pools", pool_shmem_size(), &found);
 	if (!found)
 	{
 		Pools->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_POOL].lock;
@@ -262,7 +278,7 @@ wake_for_database(Oid dbid)
 
 /* Are pools used for this relation? */
 bool
-_blink_pool_applies(Relation rel)
+blinkam_pool_applies(Relation rel)
 {
 	/* a worker cannot read another backend's temporary relation */
 	return blinkam_enable_pools && Pools->nslots > 0 && Pools->capacity > 0 &&
@@ -327,7 +343,7 @@ recycle_slot(int slot)
  * the pool is low.  The caller claims the block (lock, check new).
  */
 BlockNumber
-_blink_pool_take(Relation rel, bool leaf)
+blinkam_pool_take(Relation rel, bool leaf)
 {
 	int			kind = leaf ? 0 : 1;
 	int			slot = -1;
@@ -337,7 +353,7 @@ _blink_pool_take(Relation rel, bool leaf)
 	int			low,
 				high;
 
-	if (!_blink_pool_applies(rel))
+	if (!blinkam_pool_applies(rel))
 		return InvalidBlockNumber;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
@@ -426,7 +442,7 @@ _blink_pool_take(Relation rel, bool leaf)
  * Returns false if none.  The request is cleared when picked.
  */
 bool
-_blink_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
+blinkam_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 						int *need_internal)
 {
 	bool		found = false;
@@ -451,7 +467,7 @@ _blink_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 
 /* Free the slot of (this database, node): its relation is gone. */
 void
-_blink_pool_forget(RelFileNode node)
+blinkam_pool_forget(RelFileNode node)
 {
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < Pools->nslots; i++)
@@ -470,7 +486,7 @@ _blink_pool_forget(RelFileNode node)
  * Returns how many (0: none left).
  */
 int
-_blink_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
+blinkam_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
 						 int max)
 {
 	BlinkPoolReturn *q = return_queue();
@@ -509,7 +525,7 @@ _blink_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
  * of the index for VACUUM to find).
  */
 int
-_blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
+blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 {
 	int			added = 0;
 
@@ -552,7 +568,7 @@ _blink_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 static object_access_hook_type prev_object_access_hook = NULL;
 
 static void
-blink_pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 						 int subId, void *arg)
 {
 	if (prev_object_access_hook)
@@ -584,11 +600,13 @@ blink_pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	LWLockRelease(Pools->lock);
 }
 
+/* From _PG_init: shared memory and the object access hook. */
 void
-blink_install_pool_hooks(void)
+blinkam_pool_init(void)
 {
+	blinkam_shmem_register(pool_shmem_size, pool_shmem_init);
 	prev_object_access_hook = object_access_hook;
-	object_access_hook = blink_pool_object_access;
+	object_access_hook = pool_object_access;
 }
 
 /* ---------------------------------------------------------------------
@@ -598,7 +616,7 @@ blink_install_pool_hooks(void)
 
 /* Ask for a repair sweep of a database's blink indexes. */
 void
-_blink_request_repair(Oid dbid)
+blinkam_request_repair(Oid dbid)
 {
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
@@ -615,7 +633,7 @@ _blink_request_repair(Oid dbid)
  * dbids (at most max) and returns how many.
  */
 int
-_blink_databases_needing_workers(Oid *dbids, int max)
+blinkam_databases_needing_workers(Oid *dbids, int max)
 {
 	int			n = 0;
 
@@ -649,7 +667,7 @@ _blink_databases_needing_workers(Oid *dbids, int max)
 
 /* The launcher could not start a worker for dbid: let it try again. */
 void
-_blink_worker_start_failed(Oid dbid)
+blinkam_worker_start_failed(Oid dbid)
 {
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
@@ -667,7 +685,7 @@ _blink_worker_start_failed(Oid dbid)
  * repair sweep was requested.
  */
 bool
-_blink_worker_attach(bool *repair)
+blinkam_worker_attach(bool *repair)
 {
 	bool		ok = true;
 
@@ -692,7 +710,7 @@ _blink_worker_attach(bool *repair)
 
 /* Take a repair request made while the worker runs. */
 bool
-_blink_worker_take_repair(void)
+blinkam_worker_take_repair(void)
 {
 	bool		repair = false;
 
@@ -712,7 +730,7 @@ _blink_worker_take_repair(void)
 
 /* The worker leaves (exit callback). */
 void
-_blink_worker_detach(void)
+blinkam_worker_detach(void)
 {
 	if (Pools == NULL)
 		return;

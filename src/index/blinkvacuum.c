@@ -16,7 +16,7 @@
  *
  * Lock order: the vacuum-cycle LWLock is taken alone.
  *
- * src/blinkvacuum.c
+ * src/index/blinkvacuum.c
  *
  *-------------------------------------------------------------------------
  */
@@ -32,8 +32,8 @@
 #include "storage/shmem.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/shmem.h"
+#include "index/blink.h"
 
 typedef struct BlinkVacuumSlot
 {
@@ -51,20 +51,20 @@ typedef struct BlinkVacuumShared
 
 static BlinkVacuumShared *VacShared = NULL;
 
-Size
-_blink_vacuum_shmem_size(void)
+static Size
+vacuum_shmem_size(void)
 {
 	return add_size(offsetof(BlinkVacuumShared, slots),
 					mul_size(MaxBackends + 1, sizeof(BlinkVacuumSlot)));
 }
 
-void
-_blink_vacuum_shmem_init(void)
+static void
+vacuum_shmem_init(void)
 {
 	bool		found;
 
 	VacShared = ShmemInitStruct("blinkam vacuum cycles",
-								_blink_vacuum_shmem_size(), &found);
+								vacuum_shmem_size(), &found);
 	if (!found)
 	{
 		VacShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_VACUUM].lock;
@@ -73,6 +73,13 @@ _blink_vacuum_shmem_init(void)
 		for (int i = 0; i < VacShared->nslots; i++)
 			VacShared->slots[i].cycleid = 0;
 	}
+}
+
+/* From _PG_init. */
+void
+_blink_vacuum_init(void)
+{
+	blinkam_shmem_register(vacuum_shmem_size, vacuum_shmem_init);
 }
 
 /* The cycle id of the VACUUM running on rel, or 0 if none. */

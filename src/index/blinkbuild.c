@@ -11,7 +11,7 @@
  * page per level; closing a page moves its last item to the next page, so
  * the last item's space always holds the high key made from it.
  *
- * src/blinkbuild.c
+ * src/index/blinkbuild.c
  *
  *-------------------------------------------------------------------------
  */
@@ -33,8 +33,7 @@
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "index/blink.h"
 
 /* One level being loaded: its open page, buffer-backed. */
 typedef struct BuildLevel

@@ -10,7 +10,12 @@
  * The startup hook runs under AddinShmemInitLock; ShmemInitStruct tells
  * whether the segment is new, and only a new one is initialized.
  *
- * src/shmem.c
+ * Each part of the extension (common machinery and access methods alike)
+ * registers its segment from _PG_init with blinkam_shmem_register; this
+ * file sums the sizes and calls every init in registration order.  It
+ * knows none of them.
+ *
+ * src/common/shmem.c
  *
  *-------------------------------------------------------------------------
  */
@@ -20,25 +25,31 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/shmem.h"
+
+#define MAX_SEGMENTS	16
 
 BlinkamSharedState *BlinkamShared = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-static const char *const counter_names[BLINKAM_NUM_COUNTERS] = {
-#define BLINKAM_COUNTER_NAME(sym, name, desc) name,
-	BLINKAM_COUNTERS(BLINKAM_COUNTER_NAME)
-#undef BLINKAM_COUNTER_NAME
-};
-
-const char *
-blinkam_counter_name(BlinkamCounter c)
+static struct
 {
-	Assert(c >= 0 && c < BLINKAM_NUM_COUNTERS);
-	return counter_names[c];
+	BlinkamShmemSizeFn size;
+	BlinkamShmemInitFn init;
+}			segments[MAX_SEGMENTS];
+static int	nsegments = 0;
+
+/* From _PG_init (in the postmaster, before the request hook runs). */
+void
+blinkam_shmem_register(BlinkamShmemSizeFn size, BlinkamShmemInitFn init)
+{
+	if (nsegments >= MAX_SEGMENTS)
+		elog(ERROR, "too many blinkam shared memory segments");
+	segments[nsegments].size = size;
+	segments[nsegments].init = init;
+	nsegments++;
 }
 
 static Size
@@ -46,10 +57,8 @@ blinkam_shmem_size(void)
 {
 	Size		size = MAXALIGN(sizeof(BlinkamSharedState));
 
-	size = add_size(size, MAXALIGN(_blink_splitreg_shmem_size()));
-	size = add_size(size, MAXALIGN(_blink_vacuum_shmem_size()));
-	size = add_size(size, MAXALIGN(_blink_pool_shmem_size()));
-	size = add_size(size, MAXALIGN(_blink_batch_shmem_size()));
+	for (int i = 0; i < nsegments; i++)
+		size = add_size(size, MAXALIGN(segments[i].size()));
 	return size;
 }
 
@@ -77,16 +86,12 @@ blinkam_shmem_startup(void)
 									sizeof(BlinkamSharedState), &found);
 	if (!found)
 	{
-		BlinkamShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))->lock;
+		BlinkamShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_STATE].lock;
 		BlinkamShared->launcher_pid = 0;
 		BlinkamShared->launcher_latch = NULL;
-		for (int i = 0; i < BLINKAM_NUM_COUNTERS; i++)
-			pg_atomic_init_u64(&BlinkamShared->counters[i], 0);
 	}
-	_blink_splitreg_shmem_init();
-	_blink_vacuum_shmem_init();
-	_blink_pool_shmem_init();
-	_blink_batch_shmem_init();
+	for (int i = 0; i < nsegments; i++)
+		segments[i].init();
 
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -1,17 +1,23 @@
 /*-------------------------------------------------------------------------
  *
  * batch.c
- *	  Cooperative batch inserts on hot blink leaves.
+ *	  Cooperative batch inserts on hot pages (blink leaves today).
  *
- * When many backends insert into the same leaf, each would wait for the
+ * When many backends insert into the same page, each would wait for the
  * exclusive page lock, then pay for its own generic WAL record (a copy
  * and a byte-by-byte diff of the whole page) while the others wait.
- * Instead, a backend that finds the leaf locked publishes its index tuple
- * in its own shared-memory slot and pushes the slot onto a wait list; the
- * backend holding the leaf for an insert takes the published tuples that
- * belong on its page and fit, inserts them together with its own in one
- * WAL record, and tells each waiter.  A waiter whose tuple was inserted
- * returns without ever taking the page lock.
+ * Instead, a backend that finds the page locked publishes its payload (an
+ * index tuple, for blink) in its own shared-memory slot and pushes the
+ * slot onto a wait list; the backend holding the page for an insert takes
+ * the published payloads of its page and hands each to its access
+ * method's add callback, which puts on the page copy of the holder's
+ * record what belongs there and fits; one WAL record carries them all,
+ * and each waiter is told.  A waiter whose payload went in returns without
+ * ever taking the page lock.
+ *
+ * This file knows nothing of any access method: a slot carries bytes for
+ * page P of relation R and a flags word the access method gives meaning
+ * to; the access method decides, in its add callback, what it accepts.
  *
  * Slots: one per backend (by pgprocno), with an atomic state:
  *
@@ -28,7 +34,7 @@
  * waiter that gets the page lock itself always finds its slot final
  * (never CLAIMED).
  *
- * Wait lists: BLINK_BATCH_BUCKETS stacks, chosen by hash of (relation,
+ * Wait lists: BATCH_BUCKETS stacks, chosen by hash of (relation,
  * block); several pages may share one.  Push is a CAS loop on the head;
  * pop is an exchange of the whole list with empty, so there is no ABA
  * problem.  A holder that pops slots of other pages (or withdrawn ones)
@@ -37,8 +43,9 @@
  * a slot that is not (else it inserts the normal way).
  *
  * Why no wake-up is lost.  A waiter pushes its slot, then tries the page
- * lock once more, and only then sleeps.  Whoever releases a leaf lock
- * (inserter, reader, VACUUM: _blink_unlock) looks at the bucket
+ * lock once more, and only then sleeps.  Whoever releases a lock of such
+ * a page (inserter, reader, VACUUM: for blink, _blink_unlock, which calls
+ * blinkam_batch_after_release) looks at the bucket
  * afterwards: if it is not empty, it pops it, pushes the pending slots
  * back, wakes every waiter of other pages and, once the whole list is
  * back, the first pending waiter of that page (the waiter takes the lock
@@ -54,10 +61,10 @@
  * coming to it.  This holds whatever the releasing session's
  * blinkam.batch_inserts says (a session with batching off serves no
  * waiter but still wakes them after its release), and on errors too: a
- * lock released by LWLockReleaseAll skips _blink_unlock, so the
- * (sub)transaction's abort wakes every pending waiter of every list
- * (_blink_batch_wake_all).  A holder that fails after claiming slots hands
- * them back and wakes them itself (_blink_batch_abandon).
+ * lock released by LWLockReleaseAll skips that, so the (sub)transaction's
+ * abort wakes every pending waiter of every list (batch_wake_all).  A
+ * holder that fails after claiming slots hands them back and wakes them
+ * itself (batch_abandon).
  *
  * Memory ordering (weakly ordered CPUs included): a slot's fields are
  * written before the CAS that pushes it (a full barrier) and read by a
@@ -79,16 +86,16 @@
  * such timeouts are counted in batch_wait_timeouts (a holder descheduled
  * that long on an overloaded machine causes them too).
  *
- * Unique indexes: a waiter with a uniqueness check publishes on the
- * first leaf of its key; the holder accepts the tuple only if no entry
- * with that key exists (blinkinsert.c, _blink_batch_accept), and hands it
- * back otherwise: the waiter does its check itself (raising the error, or
- * waiting for the other transaction).
+ * What a holder may do for a waiter is the access method's contract (for
+ * blink, _blink_batch_add in blinkinsert.c: a tuple of a unique index is
+ * accepted only if no entry with its key exists; otherwise the waiter
+ * does its check itself, raising the error or waiting for the other
+ * transaction).
  *
  * Lock order: no lock is taken here; a waiter holds only a pin on the
  * page it waits for.
  *
- * src/batch.c
+ * src/common/batch.c
  *
  *-------------------------------------------------------------------------
  */
@@ -105,12 +112,12 @@
 #include "storage/shmem.h"
 #include "utils/rel.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/batch.h"
+#include "common/counters.h"
+#include "common/settings.h"
+#include "common/shmem.h"
 
-#define BLINK_BATCH_BUCKETS		1024
-#define BLINK_BATCH_MAX_TUPLE	256
-#define BLINK_BATCH_MAX_CLAIM	BLINK_BATCH_CLAIM_MAX
+#define BATCH_BUCKETS		1024
 
 enum
 {
@@ -133,15 +140,16 @@ typedef struct BlinkBatchSlot
 	RelFileNode node;
 	BlockNumber blkno;
 	Latch	   *latch;
-	bool		unique;			/* the holder must check uniqueness */
+	uint32		flags;			/* the access method's (blink: check
+								 * uniqueness) */
 	uint16		size;
-	char		tuple[BLINK_BATCH_MAX_TUPLE] pg_attribute_aligned(MAXIMUM_ALIGNOF);
+	char		payload[BLINKAM_BATCH_MAX_PAYLOAD] pg_attribute_aligned(MAXIMUM_ALIGNOF);
 } BlinkBatchSlot;
 
 typedef struct BlinkBatchShared
 {
 	int			nslots;
-	pg_atomic_uint32 heads[BLINK_BATCH_BUCKETS];	/* slot + 1, 0: empty */
+	pg_atomic_uint32 heads[BATCH_BUCKETS];	/* slot + 1, 0: empty */
 	BlinkBatchSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } BlinkBatchShared;
 
@@ -153,23 +161,23 @@ batch_nslots(void)
 	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
 
-Size
-_blink_batch_shmem_size(void)
+static Size
+batch_shmem_size(void)
 {
 	return add_size(offsetof(BlinkBatchShared, slots),
 					mul_size(batch_nslots(), sizeof(BlinkBatchSlot)));
 }
 
-void
-_blink_batch_shmem_init(void)
+static void
+batch_shmem_init(void)
 {
 	bool		found;
 
-	Batch = ShmemInitStruct("blinkam batch slots", _blink_batch_shmem_size(), &found);
+	Batch = ShmemInitStruct("blinkam batch slots", batch_shmem_size(), &found);
 	if (!found)
 	{
 		Batch->nslots = batch_nslots();
-		for (int i = 0; i < BLINK_BATCH_BUCKETS; i++)
+		for (int i = 0; i < BATCH_BUCKETS; i++)
 			pg_atomic_init_u32(&Batch->heads[i], 0);
 		for (int i = 0; i < Batch->nslots; i++)
 		{
@@ -186,7 +194,7 @@ bucket_of(RelFileNode node, BlockNumber blkno)
 	uint32		h = node.relNode * 0x9E3779B1u ^ node.dbNode * 0x85EBCA6Bu ^
 		blkno * 0xC2B2AE35u;
 
-	return &Batch->heads[(h ^ (h >> 16)) % BLINK_BATCH_BUCKETS];
+	return &Batch->heads[(h ^ (h >> 16)) % BATCH_BUCKETS];
 }
 
 static void
@@ -312,24 +320,35 @@ sibling_woken(BlinkBatchSlot *me)
 }
 
 /*
- * For a waiter: this backend wants to insert itup on the leaf in buf
- * (pinned, not locked), which another backend holds.  Publish the tuple
- * and wait until a holder inserts it (returns true, buf still pinned and
- * unlocked) or this backend gets the page lock itself (returns false with
- * buf exclusively locked and the slot withdrawn or handed back: insert the
- * normal way).  Returns false at once, after locking buf, when batching
- * does not apply.
+ * Unlock buf, a page of rel that may have waiters, and wake them (the
+ * access method's own unlock does the same for its pages).
+ */
+static void
+batch_unlock(Relation rel, Buffer buf)
+{
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	blinkam_batch_after_release(rel, BufferGetBlockNumber(buf));
+}
+
+/*
+ * For a waiter: this backend wants to add payload (size bytes, with the
+ * access method's flags) to the page in buf (pinned, not locked), which
+ * another backend holds.  Publish it and wait until a holder adds it
+ * (returns true, buf still pinned and unlocked) or this backend gets the
+ * page lock itself (returns false with buf exclusively locked and the slot
+ * withdrawn or handed back: insert the normal way).  Returns false at
+ * once, after locking buf, when batching does not apply.
  */
 bool
-_blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
+blinkam_batch_wait(Relation rel, Buffer buf, const void *payload, Size size,
+				   uint32 flags)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
-	Size		size = IndexTupleSize(itup);
 	bool		inserted = false;
 	bool		slept = false;
 
-	if (!blinkam_batch_inserts || size > BLINK_BATCH_MAX_TUPLE || MyProc == NULL)
+	if (!blinkam_batch_inserts || size > BLINKAM_BATCH_MAX_PAYLOAD || MyProc == NULL)
 	{
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		return false;
@@ -346,9 +365,9 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 	s->node = rel->rd_node;
 	s->blkno = BufferGetBlockNumber(buf);
 	s->latch = MyLatch;
-	s->unique = unique;
+	s->flags = flags;
 	s->size = size;
-	memcpy(s->tuple, itup, size);
+	memcpy(s->payload, payload, size);
 	pg_atomic_write_u32(&s->woken, 0);
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
 	push_slot(bucket_of(s->node, s->blkno), slotno);
@@ -390,7 +409,7 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 			Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
 			inserted = st == SLOT_DONE;
 			if (inserted)
-				_blink_unlock(rel, buf);	/* others may have published meanwhile */
+				batch_unlock(rel, buf); /* others may have published meanwhile */
 			break;
 		}
 
@@ -420,53 +439,71 @@ _blink_batch_wait(Relation rel, Buffer buf, IndexTuple itup, bool unique)
 	return inserted;
 }
 
+static void batch_abandon(BlinkamBatch *batch);
+
 /*
- * For a holder of the leaf blkno of rel (locked exclusively, its own
- * tuple already on the page copy of its record): claim the tuples other
- * backends published for it, up to max, into claimed.  Returns how many.
- * The caller decides for each (blinkinsert.c) and must resolve every
- * claimed slot with _blink_batch_finish, or _blink_batch_abandon on error.
+ * For a holder of page blkno of rel (locked exclusively, its own change
+ * already on the page copy of its record): claim the payloads other
+ * backends published for the page and hand each to add (with arg), which
+ * puts on the page copy what it accepts.  Every claimed slot is resolved
+ * later by blinkam_batch_finish once the record is written; if anything
+ * fails before that (add included), none of the payloads went in, so they
+ * are all handed back to their owners, awake, and the error goes on.
  */
-int
-_blink_batch_claim(Relation rel, BlockNumber blkno, uint32 *claimed, int max)
+void
+blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
+					  void *arg, BlinkamBatch *batch)
 {
+	batch->nclaimed = 0;
+
 	/* tests: hold the page a while, so that waiters pile up */
 	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
 	if (blinkam_debug_batch_delay > 0)
 		pg_usleep(blinkam_debug_batch_delay * 1000L);
-	if (!blinkam_batch_inserts)
-		return 0;				/* _blink_unlock wakes them after the release */
-	return drain_bucket(rel->rd_node, blkno, claimed, Min(max, BLINK_BATCH_MAX_CLAIM),
-						false);
-}
 
-/* The tuple published in a claimed slot; *unique if it needs a check. */
-IndexTuple
-_blink_batch_tuple(uint32 slotno, bool *unique)
-{
-	BlinkBatchSlot *s = &Batch->slots[slotno];
+	PG_TRY();
+	{
+		/* a session that does not batch serves nobody: its release wakes them */
+		if (blinkam_batch_inserts)
+			batch->nclaimed = drain_bucket(rel->rd_node, blkno, batch->claimed,
+										   BLINKAM_BATCH_CLAIM_MAX, false);
+		for (int i = 0; i < batch->nclaimed; i++)
+			batch->inserted[i] = false;
+		for (int i = 0; i < batch->nclaimed; i++)
+		{
+			BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
 
-	*unique = s->unique;
-	return (IndexTuple) s->tuple;
+			batch->inserted[i] = add(arg, s->payload, s->size, s->flags);
+		}
+		if (batch->nclaimed > 0)
+			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
+		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
+	}
+	PG_CATCH();
+	{
+		batch_abandon(batch);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 /*
  * After the WAL record is written and before the page is released: record
- * for every claimed waiter whether its tuple went in.  (Their latches are
- * set after the release, by _blink_batch_wake, to keep the page's lock
- * short.)
+ * for every claimed waiter whether its payload went in.  (Their latches
+ * are set after the release, by blinkam_batch_wake, to keep the page's
+ * lock short.)
  */
 void
-_blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted)
+blinkam_batch_finish(BlinkamBatch *batch)
 {
 	int			done = 0;
 
-	for (int i = 0; i < nclaimed; i++)
+	for (int i = 0; i < batch->nclaimed; i++)
 	{
-		BlinkBatchSlot *s = &Batch->slots[claimed[i]];
+		BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
 
-		pg_atomic_write_u32(&s->state, inserted[i] ? SLOT_DONE : SLOT_SKIPPED);
-		if (inserted[i])
+		pg_atomic_write_u32(&s->state, batch->inserted[i] ? SLOT_DONE : SLOT_SKIPPED);
+		if (batch->inserted[i])
 			done++;
 	}
 	pg_memory_barrier();
@@ -479,34 +516,35 @@ _blink_batch_finish(uint32 *claimed, int nclaimed, bool *inserted)
 
 /*
  * The holder failed before writing its record: hand every claimed slot
- * back (none of their tuples went in) and wake the owners, who insert
- * their tuples themselves.
+ * back (none of their payloads went in) and wake the owners, who do the
+ * work themselves.
  */
-void
-_blink_batch_abandon(uint32 *claimed, int nclaimed)
+static void
+batch_abandon(BlinkamBatch *batch)
 {
-	bool		none[BLINK_BATCH_MAX_CLAIM] = {false};
-
-	_blink_batch_finish(claimed, nclaimed, none);
-	_blink_batch_wake(claimed, nclaimed);
+	for (int i = 0; i < batch->nclaimed; i++)
+		batch->inserted[i] = false;
+	blinkam_batch_finish(batch);
+	blinkam_batch_wake(batch);
+	batch->nclaimed = 0;
 }
 
-/* After the release: wake the waiters finished by _blink_batch_finish. */
+/* After the release: wake the waiters finished by blinkam_batch_finish. */
 void
-_blink_batch_wake(uint32 *claimed, int nclaimed)
+blinkam_batch_wake(BlinkamBatch *batch)
 {
-	for (int i = 0; i < nclaimed; i++)
-		SetLatch(Batch->slots[claimed[i]].latch);
+	for (int i = 0; i < batch->nclaimed; i++)
+		SetLatch(Batch->slots[batch->claimed[i]].latch);
 }
 
 /*
- * For whoever releases a leaf lock: wake whoever published for it
- * meanwhile (see "Why no wake-up is lost").  Done whatever this session's
- * blinkam.batch_inserts says: a holder that does not serve waiters still
- * hands them back, awake.
+ * For whoever releases a lock of a page that may have waiters: wake whoever
+ * published for it meanwhile (see "Why no wake-up is lost").  Done
+ * whatever this session's blinkam.batch_inserts says: a holder that does
+ * not serve waiters still hands them back, awake.
  */
 void
-_blink_batch_after_release(Relation rel, BlockNumber blkno)
+blinkam_batch_after_release(Relation rel, BlockNumber blkno)
 {
 	pg_memory_barrier();
 	if (pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
@@ -514,8 +552,9 @@ _blink_batch_after_release(Relation rel, BlockNumber blkno)
 }
 
 /*
- * After an error: the leaf locks this backend held were released by
- * LWLockReleaseAll, not by _blink_unlock, so nobody looked at their wait
+ * After an error: the page locks this backend held were released by
+ * LWLockReleaseAll, not by the access method's unlock, so nobody looked
+ * at their wait
  * lists.  Wake every pending waiter of every list; each takes its page
  * lock and inserts itself or, finding the lock taken again, waits for
  * that holder.  (A woken waiter of a page whose holder is still busy
@@ -523,12 +562,12 @@ _blink_batch_after_release(Relation rel, BlockNumber blkno)
  * the lists are empty.
  */
 static void
-_blink_batch_wake_all(void)
+batch_wake_all(void)
 {
 	if (Batch == NULL)
 		return;
 	pg_memory_barrier();
-	for (int b = 0; b < BLINK_BATCH_BUCKETS; b++)
+	for (int b = 0; b < BATCH_BUCKETS; b++)
 	{
 		if (pg_atomic_read_u32(&Batch->heads[b]) != 0)
 			(void) drain_list(&Batch->heads[b], NULL, InvalidBlockNumber, NULL, 0, false);
@@ -536,23 +575,25 @@ _blink_batch_wake_all(void)
 }
 
 static void
-_blink_batch_xact_callback(XactEvent event, void *arg)
+batch_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		_blink_batch_wake_all();
+		batch_wake_all();
 }
 
 static void
-_blink_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 							  SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-		_blink_batch_wake_all();
+		batch_wake_all();
 }
 
+/* From _PG_init: shared memory and the abort callbacks. */
 void
-blink_install_batch_hooks(void)
+blinkam_batch_init(void)
 {
-	RegisterXactCallback(_blink_batch_xact_callback, NULL);
-	RegisterSubXactCallback(_blink_batch_subxact_callback, NULL);
+	blinkam_shmem_register(batch_shmem_size, batch_shmem_init);
+	RegisterXactCallback(batch_xact_callback, NULL);
+	RegisterSubXactCallback(batch_subxact_callback, NULL);
 }

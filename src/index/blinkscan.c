@@ -35,7 +35,7 @@
  * = ANY (array) keys: the scan runs one "primitive" scan per combination
  * of array elements, in index order, each starting with its own descent.
  *
- * src/blinkscan.c
+ * src/index/blinkscan.c
  *
  *-------------------------------------------------------------------------
  */
@@ -52,8 +52,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/counters.h"
+#include "common/settings.h"
+#include "index/blink.h"
 
 static bool _blink_first(IndexScanDesc scan, ScanDirection dir);
 static bool _blink_next(IndexScanDesc scan, ScanDirection dir);

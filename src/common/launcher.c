@@ -19,7 +19,7 @@
  * Its pid and latch are published in BlinkamShared under BlinkamShared->lock
  * so that backends can wake it; they are cleared when it exits.
  *
- * src/launcher.c
+ * src/common/launcher.c
  *
  *-------------------------------------------------------------------------
  */
@@ -41,8 +41,10 @@
 #include "utils/guc.h"
 #include "utils/snapmgr.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/counters.h"
+#include "common/pool.h"
+#include "common/shmem.h"
+#include "common/workers.h"
 
 #define BLINKAM_LAUNCHER_RESTART_SECS	5
 #define BLINKAM_MAX_STARTING			16
@@ -109,7 +111,7 @@ launcher_request_repairs(void)
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
 
 		if (db->datallowconn)
-			_blink_request_repair(db->oid);
+			blinkam_request_repair(db->oid);
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
@@ -131,13 +133,13 @@ launcher_dispatch(void)
 		if (GetBackgroundWorkerPid(started[i].handle, &pid) == BGWH_STOPPED)
 		{
 			/* if it never attached, let the database be tried again later */
-			_blink_worker_start_failed(started[i].dbid);
+			blinkam_worker_start_failed(started[i].dbid);
 			pfree(started[i].handle);
 			started[i--] = started[--nstarted];
 		}
 	}
 
-	n = _blink_databases_needing_workers(dbids, BLINKAM_MAX_STARTING - nstarted);
+	n = blinkam_databases_needing_workers(dbids, BLINKAM_MAX_STARTING - nstarted);
 	for (int i = 0; i < n; i++)
 	{
 		BackgroundWorker worker;
@@ -155,7 +157,7 @@ launcher_dispatch(void)
 			nstarted++;
 		}
 		else
-			_blink_worker_start_failed(dbids[i]);	/* no slot: later */
+			blinkam_worker_start_failed(dbids[i]);	/* no slot: later */
 	}
 }
 

@@ -19,7 +19,7 @@
  *   parent split       [P, PN (full), PR, L] P splits with N's downlink, L's flag clears
  *   new root           [root (full), L, meta] L stops being the root, flag clears
  *
- * src/blinkinsert.c
+ * src/index/blinkinsert.c
  *
  *-------------------------------------------------------------------------
  */
@@ -36,8 +36,10 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "blink.h"
-#include "blinkam.h"
+#include "common/batch.h"
+#include "common/counters.h"
+#include "common/settings.h"
+#include "index/blink.h"
 
 /* What the ascent needs to know about a split whose downlink is missing. */
 typedef struct BlinkSplitInfo
@@ -82,7 +84,8 @@ static bool
 _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
 						BlinkScanInsert key, bool unique)
 {
-	if (_blink_batch_wait(rel, *bufp, itup, unique))
+	if (blinkam_batch_wait(rel, *bufp, itup, IndexTupleSize(itup),
+						   unique ? BLINK_BATCH_UNIQUE : 0))
 	{
 		ReleaseBuffer(*bufp);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
@@ -553,44 +556,28 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup)
 	return true;
 }
 
-/*
- * Add the tuples other backends published for the leaf in buf to its page
- * copy p (batch.c), resolving the claimed slots if anything fails before
- * the record is written: none of their tuples is in then, so they are all
- * handed back to their owners.
- */
-static void
-_blink_collect_batch(Relation rel, Buffer buf, Page p,
-					 uint32 *claimed, int *nclaimed, bool *inserted)
+/* The holder's state for _blink_batch_add: the index and the page copy. */
+typedef struct BlinkBatchTarget
 {
-	*nclaimed = 0;
-	PG_TRY();
-	{
-		int			n = _blink_batch_claim(rel, BufferGetBlockNumber(buf), claimed,
-										   BLINK_BATCH_CLAIM_MAX);
+	Relation	rel;
+	Page		page;
+} BlinkBatchTarget;
 
-		*nclaimed = n;
-		for (int i = 0; i < n; i++)
-			inserted[i] = false;
-		for (int i = 0; i < n; i++)
-		{
-			bool		unique;
-			IndexTuple	itup = _blink_batch_tuple(claimed[i], &unique);
+/*
+ * batch.c's add callback for blink leaves: append a waiter's index tuple
+ * to the page copy of the holder's record if _blink_batch_accept agrees.
+ */
+static bool
+_blink_batch_add(void *arg, const void *payload, Size size, uint32 flags)
+{
+	BlinkBatchTarget *target = (BlinkBatchTarget *) arg;
+	IndexTuple	itup = (IndexTuple) payload;
 
-			if (!_blink_batch_accept(rel, p, itup, unique))
-				continue;
-			inserted[i] = _blink_leaf_append(rel, p, itup);
-		}
-		if (n > 0)
-			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
-		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
-	}
-	PG_CATCH();
-	{
-		_blink_batch_abandon(claimed, *nclaimed);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	Assert(IndexTupleSize(itup) == size);
+	if (!_blink_batch_accept(target->rel, target->page, itup,
+							 (flags & BLINK_BATCH_UNIQUE) != 0))
+		return false;
+	return _blink_leaf_append(target->rel, target->page, itup);
 }
 
 /*
@@ -605,9 +592,8 @@ _blink_leaf_write(Relation rel, Buffer buf,
 {
 	GenericXLogState *state = GenericXLogStart(rel);
 	Page		p = GenericXLogRegisterBuffer(state, buf, 0);
-	uint32		claimed[BLINK_BATCH_CLAIM_MAX];
-	bool		inserted[BLINK_BATCH_CLAIM_MAX];
-	int			nclaimed;
+	BlinkBatchTarget target = {rel, p};
+	BlinkamBatch batch;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -618,19 +604,20 @@ _blink_leaf_write(Relation rel, Buffer buf,
 
 	/*
 	 * Claimed slots must be resolved whatever happens: if anything fails
-	 * before the record is written, none of their tuples is in, so they
-	 * are all handed back.
+	 * before the record is written, none of their tuples is in, and
+	 * blinkam_batch_collect hands them all back.
 	 */
-	_blink_collect_batch(rel, buf, p, claimed, &nclaimed, inserted);
+	blinkam_batch_collect(rel, BufferGetBlockNumber(buf), _blink_batch_add,
+						  &target, &batch);
 	GenericXLogFinish(state);
 	if (landed)
 	{
 		for (int i = 0; i < n; i++)
 			landed[i] = true;
 	}
-	_blink_batch_finish(claimed, nclaimed, inserted);
+	blinkam_batch_finish(&batch);
 	_blink_relbuf(rel, buf);
-	_blink_batch_wake(claimed, nclaimed);
+	blinkam_batch_wake(&batch);
 	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
 }
 

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch.h
+ *	  Cooperative batch inserts on hot pages, for any access method.
+ *
+ * A waiter publishes a payload -- bytes meant for page P of relation R --
+ * and a holder of P adds the payloads it can to the page copy of its own
+ * generic WAL record, through the access method's add callback.  See
+ * batch.c for the protocol and why no wake-up is lost.
+ *
+ * src/common/batch.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKAM_BATCH_H
+#define BLINKAM_BATCH_H
+
+#include "storage/block.h"
+#include "storage/buf.h"
+#include "utils/relcache.h"
+
+#define BLINKAM_BATCH_CLAIM_MAX		256 /* payloads one holder takes */
+#define BLINKAM_BATCH_MAX_PAYLOAD	256 /* larger ones are not published */
+
+/*
+ * The access method's side of a holder: add one waiter's payload to the
+ * page copy the holder is building (arg is the holder's own state).
+ * Returns true if it went in; false hands it back to its waiter, who then
+ * does the work itself.  It may compare and look at the page copy, but
+ * must not wait, take locks or touch anything the waiter could not.  It
+ * may raise an error: then every claimed payload is handed back.
+ */
+typedef bool (*BlinkamBatchAddFn) (void *arg, const void *payload, Size size,
+								   uint32 flags);
+
+/* What a holder claimed, and which of it went in. */
+typedef struct BlinkamBatch
+{
+	int			nclaimed;
+	uint32		claimed[BLINKAM_BATCH_CLAIM_MAX];
+	bool		inserted[BLINKAM_BATCH_CLAIM_MAX];
+} BlinkamBatch;
+
+extern void blinkam_batch_init(void);
+
+/* a waiter */
+extern bool blinkam_batch_wait(Relation rel, Buffer buf, const void *payload,
+							   Size size, uint32 flags);
+
+/* a holder: collect (record being built), finish (record written), wake */
+extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,
+								  BlinkamBatchAddFn add, void *arg,
+								  BlinkamBatch *batch);
+extern void blinkam_batch_finish(BlinkamBatch *batch);
+extern void blinkam_batch_wake(BlinkamBatch *batch);
+
+/* whoever releases a lock of a page that may have waiters */
+extern void blinkam_batch_after_release(Relation rel, BlockNumber blkno);
+
+#endif							/* BLINKAM_BATCH_H */

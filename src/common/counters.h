@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * counters.h
+ *	  Shared counters of the whole extension, reported by blinkam_stats().
+ *
+ * src/common/counters.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKAM_COUNTERS_H
+#define BLINKAM_COUNTERS_H
+
+#include "port/atomics.h"
+
+/*
+ * Each entry is X(enum suffix, SQL name, description); adding a counter is
+ * one line here.  Counters only ever grow (until blinkam_reset_stats());
+ * they are updated with atomic adds and read without a lock, so a reader
+ * may see one counter a little ahead of another.
+ */
+#define BLINKAM_COUNTERS(X) \
+	X(LAUNCHER_STARTS, "launcher_starts", "times the blinkam launcher process has started") \
+	X(DESCENTS, "descents", "root-to-leaf descents of blink indexes") \
+	X(INSERTS, "inserts", "index tuples inserted into blink indexes") \
+	X(UNIQUE_CHECKS, "unique_checks", "inserts into unique blink indexes that checked for duplicates") \
+	X(SPLITS, "splits", "blink page splits, at every level") \
+	X(ROOT_SPLITS, "root_splits", "new blink roots (tree height grew)") \
+	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
+	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend (workers included)") \
+	X(SPLITS_REPAIRED_BY_WORKER, "splits_repaired_by_worker", "abandoned blink splits finished by a blinkam worker") \
+	X(POOL_PAGES_TAKEN, "pool_pages_taken", "new pages that splits took from a page pool") \
+	X(POOL_MISSES, "pool_misses", "splits that found their pool empty and got a page themselves") \
+	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
+	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
+	X(POOL_PAGES_FROM_FSM, "pool_pages_from_fsm", "pages that refills took from the free space map instead of extending the index") \
+	X(POOL_PAGES_RETURNED, "pool_pages_returned", "pages of recycled pool slots that workers recorded in the free space map") \
+	X(POOL_PAGES_STRANDED, "pool_pages_stranded", "pages of recycled pool slots the return queue had no room for (VACUUM or the start-up sweep finds them)") \
+	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \
+	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
+	X(BATCHED_INSERTS, "batched_inserts", "index tuples inserted by another backend, from a wait list") \
+	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
+	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
+	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
+	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping although nobody had woken them or another waiter of the page (a missed wake-up)") \
+	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
+	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes")
+
+typedef enum BlinkamCounter
+{
+#define BLINKAM_COUNTER_ENUM(sym, name, desc) BLINKAM_COUNTER_##sym,
+	BLINKAM_COUNTERS(BLINKAM_COUNTER_ENUM)
+#undef BLINKAM_COUNTER_ENUM
+	BLINKAM_NUM_COUNTERS
+} BlinkamCounter;
+
+/* The counters in shared memory (counters.c); NULL before it exists. */
+extern pg_atomic_uint64 *BlinkamCounters;
+
+extern void blinkam_counters_init(void);
+extern const char *blinkam_counter_name(BlinkamCounter c);
+
+static inline void
+blinkam_count(BlinkamCounter c, uint64 n)
+{
+	pg_atomic_fetch_add_u64(&BlinkamCounters[c], n);
+}
+
+#endif							/* BLINKAM_COUNTERS_H */

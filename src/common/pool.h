@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * pool.h
+ *	  Pools of preallocated pages, and the per-database requests that ask
+ *	  the workers for work.
+ *
+ * src/common/pool.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKAM_POOL_H
+#define BLINKAM_POOL_H
+
+#include "storage/block.h"
+#include "storage/relfilenode.h"
+#include "utils/relcache.h"
+
+extern void blinkam_pool_init(void);
+
+/* for the access methods */
+extern bool blinkam_pool_applies(Relation rel);
+extern BlockNumber blinkam_pool_take(Relation rel, bool leaf);
+
+/* for the workers */
+extern bool blinkam_pool_next_refill(Oid *relid, RelFileNode *node,
+									 int *need_leaf, int *need_internal);
+extern void blinkam_pool_forget(RelFileNode node);
+extern int	blinkam_pool_next_returns(Oid *relid, RelFileNode *node,
+									  BlockNumber *blocks, int max);
+extern int	blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
+							 int nblocks);
+
+/* database requests: the launcher and the workers */
+extern void blinkam_request_repair(Oid dbid);
+extern int	blinkam_databases_needing_workers(Oid *dbids, int max);
+extern void blinkam_worker_start_failed(Oid dbid);
+extern bool blinkam_worker_attach(bool *repair);
+extern bool blinkam_worker_take_repair(void);
+extern void blinkam_worker_detach(void);
+
+#endif							/* BLINKAM_POOL_H */

@@ -1,0 +1,81 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.h
+ *	  The blinkam.* configuration parameters, and the named points where
+ *	  tests can stop or hold a backend.
+ *
+ * src/common/settings.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKAM_SETTINGS_H
+#define BLINKAM_SETTINGS_H
+
+/* Named points of a split cascade for blinkam.debug_stop_at */
+typedef enum BlinkamStopPoint
+{
+	BLINKAM_STOP_NONE = 0,
+	BLINKAM_STOP_AFTER_LEAF_SPLIT,
+	BLINKAM_STOP_AFTER_PARENT_SPLIT,
+	BLINKAM_STOP_BEFORE_NEW_ROOT,
+	BLINKAM_STOP_IN_BATCH
+} BlinkamStopPoint;
+
+/*
+ * Named points where a backend can be made to wait (blinkam.debug_pause_at),
+ * so that an isolation spec can hold it inside a window a few instructions
+ * wide while other sessions act.
+ */
+typedef enum BlinkamPausePoint
+{
+	BLINKAM_PAUSE_NONE = 0,
+	BLINKAM_PAUSE_SPLIT_CYCLEID,	/* a split has read the VACUUM cycle id */
+	BLINKAM_PAUSE_AFTER_FINISH_SPLIT,	/* an insert let go of a flagged leaf
+										 * to finish its split */
+	BLINKAM_PAUSE_SCAN_LEAF_READ,	/* a scan copied a leaf, before its heap
+									 * visits */
+	BLINKAM_PAUSE_BATCH_BEFORE_CLAIM,	/* a holder has its own tuples on
+										 * the page copy, before taking the
+										 * wait list */
+	BLINKAM_PAUSE_BATCH_CHECKED,	/* a holder has checked and added
+									 * waiters' tuples, before writing its
+									 * record */
+	BLINKAM_PAUSE_DRAIN_PUSHED_BACK /* a release has pushed back the first
+									 * waiter of its page, the rest of the
+									 * list still in its hands */
+} BlinkamPausePoint;
+
+#define BLINKAM_STOP_ERROR	0
+#define BLINKAM_STOP_PANIC	1
+
+extern bool blinkam_enable_workers;
+extern bool blinkam_enable_pools;
+extern bool blinkam_batch_inserts;
+extern bool blinkam_defer_inserts;
+extern int	blinkam_pool_relations;
+extern int	blinkam_pool_size;
+extern int	blinkam_pool_leaf_low;
+extern int	blinkam_pool_leaf_high;
+extern int	blinkam_pool_internal_low;
+extern int	blinkam_pool_internal_high;
+extern int	blinkam_worker_idle_timeout;
+extern int	blinkam_repair_delay;
+extern int	blinkam_debug_stop_at;
+extern int	blinkam_debug_stop_action;
+extern int	blinkam_debug_batch_delay;
+extern int	blinkam_debug_batch_wait_timeout;
+extern int	blinkam_debug_pause_at;
+extern int	blinkam_debug_pause_key;
+extern void blinkam_define_gucs(void);
+extern void blinkam_debug_stop(BlinkamStopPoint point);
+extern void blinkam_debug_pause_wait(BlinkamPausePoint point);
+
+/* Wait at a named point if blinkam.debug_pause_at names it (tests only). */
+static inline void
+blinkam_debug_pause(BlinkamPausePoint point)
+{
+	if (unlikely(blinkam_debug_pause_at == (int) point))
+		blinkam_debug_pause_wait(point);
+}
+
+#endif							/* BLINKAM_SETTINGS_H */
