@@ -34,6 +34,14 @@ OBJS = \
 	src/shmem.o \
 	src/splitreg.o \
 	src/stats.o \
+	src/table/blinkheap_build.o \
+	src/table/blinkheap_dml.o \
+	src/table/blinkheap_fetch.o \
+	src/table/blinkheap_handler.o \
+	src/table/blinkheap_page.o \
+	src/table/blinkheap_scan.o \
+	src/table/blinkheap_verify.o \
+	src/table/blinkheap_visibility.o \
 	src/worker.o
 DATA = blinkam--$(EXTVERSION).sql
 
@@ -48,6 +56,7 @@ PG_CONFIG ?= pg_config
 # Our own files build warning-free under -Wall -Wextra.  Unused parameters
 # are the rule for fmgr and callback signatures, so that one is off.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
+PG_CPPFLAGS = -I$(srcdir)/src/table
 
 EXTRA_CLEAN = out results output_iso tmp_check tmp_check_iso regression.diffs regression.out
 
@@ -55,7 +64,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS does not track header dependencies.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/table/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
