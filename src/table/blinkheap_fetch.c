@@ -254,11 +254,13 @@ blinkheap_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 
 /*
  * Which of the index entries the index AM asks about point to tuples
- * dead to everyone?  Each is checked (entries already marked known
- * deletable too: we must compute the conflict horizon for them), and the
- * newest removed xid is returned for the index's WAL record.  Every TID
- * is visited, also for bottom-up deletion; the table itself is not
- * changed (VACUUM removes the tuples later).
+ * dead to everyone?  Entries the index already knows to be deletable
+ * (killed after a fetch reported *all_dead) are trusted, as heap does;
+ * every other entry is checked.  The newest removed xid is returned for
+ * the index's WAL record, and ndeltids is cut after the last deletable
+ * entry (zero when none is: callers rely on that).  The table itself is
+ * not changed; VACUUM removes the tuples later.  Every TID is visited,
+ * also for bottom-up deletion (heap stops early there; we do not yet).
  */
 TransactionId
 blinkheap_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
@@ -267,6 +269,7 @@ blinkheap_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 	GlobalVisState *vistest = GlobalVisTestFor(rel);
 	Buffer		buf = InvalidBuffer;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	int			final = 0;
 	int			i;
 
 	for (i = 0; i < delstate->ndeltids; i++)
@@ -287,17 +290,20 @@ blinkheap_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 				LockBuffer(buf, BUFFER_LOCK_SHARE);
 				_bh_check_page(rel, buf);
 			}
-			if (_bh_get_tuple(rel, buf, ItemPointerGetOffsetNumber(&d->tid), &tp) &&
-				_bh_is_surely_dead(&tp, vistest))
+			if (_bh_get_tuple(rel, buf, ItemPointerGetOffsetNumber(&d->tid), &tp))
 			{
-				dead = true;
-				HeapTupleHeaderAdvanceLatestRemovedXid(tp.t_data,
-													   &latestRemovedXid);
+				dead = st->knowndeletable || _bh_is_surely_dead(&tp, vistest);
+				if (dead)
+					HeapTupleHeaderAdvanceLatestRemovedXid(tp.t_data,
+														   &latestRemovedXid);
 			}
 		}
 		st->knowndeletable = dead;
+		if (dead)
+			final = i + 1;
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
+	delstate->ndeltids = final;
 	return latestRemovedXid;
 }

@@ -365,9 +365,9 @@ blinkheap_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
 	if (ItemPointerCompare(maxtid, &highest) > 0)
 		maxtid = &highest;
 
-	_bh_scan_set_limits(scan, ItemPointerGetBlockNumber(mintid),
-						ItemPointerGetBlockNumber(maxtid) -
-						ItemPointerGetBlockNumber(mintid) + 1);
+	_bh_scan_set_limits(scan, ItemPointerGetBlockNumberNoCheck(mintid),
+						ItemPointerGetBlockNumberNoCheck(maxtid) -
+						ItemPointerGetBlockNumberNoCheck(mintid) + 1);
 	scan->rs_mintid = *mintid;
 	scan->rs_maxtid = *maxtid;
 }
