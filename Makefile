@@ -35,7 +35,15 @@ OBJS = \
 	src/index/blinkverify.o \
 	src/index/defer.o \
 	src/index/onconflict.o \
-	src/index/splitreg.o
+	src/index/splitreg.o \
+	src/table/blinkheap_build.o \
+	src/table/blinkheap_dml.o \
+	src/table/blinkheap_fetch.o \
+	src/table/blinkheap_handler.o \
+	src/table/blinkheap_page.o \
+	src/table/blinkheap_scan.o \
+	src/table/blinkheap_verify.o \
+	src/table/blinkheap_visibility.o
 DATA = blinkam--$(EXTVERSION).sql
 
 REGRESS = $(basename $(notdir $(wildcard sql/*.sql)))

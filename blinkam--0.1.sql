@@ -605,3 +605,47 @@ LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION blinkam_pools() IS
 'the page pools of blink indexes: pages held and watermarks, per index';
+
+-- ---------------------------------------------------------------------
+-- The blinkheap table access method
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION blinkheap_handler(internal)
+RETURNS table_am_handler
+AS 'MODULE_PATHNAME', 'blinkheap_handler'
+LANGUAGE C STRICT;
+
+CREATE ACCESS METHOD blinkheap TYPE TABLE HANDLER blinkheap_handler;
+COMMENT ON ACCESS METHOD blinkheap IS
+'heap-format table access method whose pages are logged with generic WAL';
+
+-- Verification and introspection.  They read table pages, so only
+-- superusers (or roles granted EXECUTE) may call them.
+
+CREATE FUNCTION blinkheap_check(tbl regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'blinkheap_check'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION blinkheap_check(regclass) IS
+'verifies the pages, line pointers, tuple headers and TOAST pointers of a blinkheap table';
+
+CREATE FUNCTION blinkheap_page_stats(tbl regclass, blkno bigint,
+	OUT blkno bigint, OUT free_size integer, OUT line_pointers integer,
+	OUT normal integer, OUT dead integer, OUT unused integer,
+	OUT live_tuples integer, OUT dead_tuples integer)
+AS 'MODULE_PATHNAME', 'blinkheap_page_stats'
+LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION blinkheap_page_stats(regclass, bigint) IS
+'free space, line pointers and live/dead tuples of one blinkheap page';
+
+CREATE FUNCTION blinkheap_page_items(tbl regclass, blkno bigint)
+RETURNS TABLE (lp integer, lp_flags text, lp_len integer, t_xmin xid,
+			   t_xmax xid, t_ctid tid, infomask text)
+AS 'MODULE_PATHNAME', 'blinkheap_page_items'
+LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION blinkheap_page_items(regclass, bigint) IS
+'one row per line pointer of a blinkheap page, with the tuple header fields';
+
+REVOKE ALL ON FUNCTION blinkheap_check(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blinkheap_page_stats(regclass, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION blinkheap_page_items(regclass, bigint) FROM PUBLIC;

@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap.h
+ *	  The blinkheap table access method: page format, constants and the
+ *	  prototypes its files share.
+ *
+ * A blinkheap page is a standard PostgreSQL page (PageInit with a small
+ * special area), so generic WAL can log it.  Items are tuples in exact
+ * HeapTupleHeader format: the executor's buffer heap tuple slots, tuple
+ * deforming, system columns and TOAST work on them unchanged.  Block 0 is
+ * an ordinary data page; there is no metapage.
+ *
+ * Every page change is one generic WAL record (access/generic_xlog.h);
+ * see src/README ("blinkheap") for the list of WAL actions and the lock
+ * order.  Hint bits are never set outside such a record: see the header
+ * comment of blinkheap_visibility.c.
+ *
+ * src/table/blinkheap.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLINKHEAP_H
+#define BLINKHEAP_H
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+/*
+ * The special area of every blinkheap page.
+ *
+ * bh_page_id sits last, like the index's, so that a tool looking at the
+ * last two bytes of a page can tell blink (0xFF8B) from blinkheap pages.
+ * bh_reserved is kept zero for the commit-sequence-number work (a page's
+ * lowest CSN or similar); nothing reads it yet.
+ */
+typedef struct BlinkheapPageOpaqueData
+{
+	uint32		bh_reserved;	/* reserved for CSN visibility; zero */
+	uint16		bh_flags;		/* BLINKHEAP_PAGE_* bits; none defined yet */
+	uint16		bh_page_id;		/* BLINKHEAP_PAGE_ID */
+} BlinkheapPageOpaqueData;
+
+typedef BlinkheapPageOpaqueData *BlinkheapPageOpaque;
+
+#define BLINKHEAP_PAGE_ID		0xFF8C
+
+#define BlinkheapPageGetOpaque(page) \
+	((BlinkheapPageOpaque) PageGetSpecialPointer(page))
+
+/* Space for items on an empty page, and the largest tuple that fits. */
+#define BLINKHEAP_SPECIAL_SIZE	MAXALIGN(sizeof(BlinkheapPageOpaqueData))
+#define BLINKHEAP_MAX_TUPLE_SIZE \
+	(BLCKSZ - BLINKHEAP_SPECIAL_SIZE - MAXALIGN(SizeOfPageHeaderData + sizeof(ItemIdData)))
+
+/* At most this many line pointers on one page (heap's limit is lower). */
+#define BLINKHEAP_MAX_TUPLES_PER_PAGE	MaxHeapTuplesPerPage
+
+/*
+ * Scan state.  Scans are always page-at-a-time: the offsets of a page's
+ * visible tuples are copied under a share lock, the pin is kept while the
+ * scan returns them (tuples never move while pinned: nothing in blinkheap
+ * compacts a page yet).
+ */
+typedef struct BlinkheapScanDescData
+{
+	TableScanDescData rs_base;	/* must be first */
+
+	BlockNumber rs_nblocks;		/* blocks in the relation at scan start */
+	BlockNumber rs_startblock;	/* first block to scan */
+	BlockNumber rs_numblocks;	/* at most this many (InvalidBlockNumber: all) */
+	BufferAccessStrategy rs_strategy;
+
+	bool		rs_inited;		/* false before the first page */
+	BlockNumber rs_cblock;		/* current block, if rs_inited */
+	Buffer		rs_cbuf;		/* its buffer, pinned, or InvalidBuffer */
+	BlockNumber rs_nvisited;	/* blocks visited so far */
+
+	/* the current page's visible tuples (page mode) */
+	int			rs_cindex;
+	int			rs_ntuples;
+	OffsetNumber rs_vistuples[BLINKHEAP_MAX_TUPLES_PER_PAGE];
+
+	HeapTupleData rs_ctup;		/* the current tuple */
+
+	/* TID range scans */
+	ItemPointerData rs_mintid;
+	ItemPointerData rs_maxtid;
+
+	/* parallel scans: this worker's block allocation state */
+	ParallelBlockTableScanWorkerData *rs_pworker;
+
+	/* ANALYZE: the offset to look at next in rs_cbuf */
+	OffsetNumber rs_analyze_off;
+} BlinkheapScanDescData;
+
+typedef BlinkheapScanDescData *BlinkheapScanDesc;
+
+/* Index fetch state: the buffer of the last fetched tuple stays pinned. */
+typedef struct BlinkheapIndexFetchData
+{
+	IndexFetchTableData xs_base;	/* must be first */
+	Buffer		xs_cbuf;
+} BlinkheapIndexFetchData;
+
+/* blinkheap_handler.c */
+extern const TableAmRoutine *blinkheap_routine(void);
+
+/* blinkheap_page.c */
+extern void _bh_init_page(Page page);
+extern void _bh_check_page(Relation rel, Buffer buf);
+extern void _bh_corrupted(Relation rel, BlockNumber blkno, OffsetNumber off,
+						  const char *detail) pg_attribute_noreturn();
+extern bool _bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off,
+						  HeapTuple tuple);
+extern Size _bh_page_free_space(Page page);
+extern Buffer _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
+								  BulkInsertState bistate, bool *is_new);
+extern OffsetNumber _bh_place_tuple(Relation rel, Page page, BlockNumber blkno,
+									HeapTuple tuple);
+
+/* blinkheap_visibility.c */
+extern bool _bh_satisfies(HeapTuple tuple, Snapshot snapshot, Buffer buffer);
+extern TM_Result _bh_satisfies_update(HeapTuple tuple, CommandId curcid);
+extern HTSV_Result _bh_satisfies_vacuum_horizon(HeapTuple tuple,
+												TransactionId *dead_after);
+extern HTSV_Result _bh_satisfies_vacuum(HeapTuple tuple,
+										TransactionId OldestXmin);
+extern bool _bh_is_surely_dead(HeapTuple tuple, GlobalVisState *vistest);
+extern void _bh_serializable_conflict_out(bool visible, Relation rel,
+										  HeapTuple tuple, Buffer buffer,
+										  Snapshot snapshot);
+
+/* blinkheap_scan.c */
+extern TableScanDesc blinkheap_scan_begin(Relation rel, Snapshot snapshot,
+										  int nkeys, ScanKey key,
+										  ParallelTableScanDesc pscan,
+										  uint32 flags);
+extern void blinkheap_scan_end(TableScanDesc sscan);
+extern void blinkheap_scan_rescan(TableScanDesc sscan, ScanKey key,
+								  bool set_params, bool allow_strat,
+								  bool allow_sync, bool allow_pagemode);
+extern bool blinkheap_scan_getnextslot(TableScanDesc sscan,
+									   ScanDirection direction,
+									   TupleTableSlot *slot);
+extern void blinkheap_scan_set_tidrange(TableScanDesc sscan,
+										ItemPointer mintid,
+										ItemPointer maxtid);
+extern bool blinkheap_scan_getnextslot_tidrange(TableScanDesc sscan,
+												ScanDirection direction,
+												TupleTableSlot *slot);
+extern bool _bh_scan_next_block(BlinkheapScanDesc scan, ScanDirection dir);
+extern void _bh_scan_set_limits(BlinkheapScanDesc scan, BlockNumber start,
+								BlockNumber nblocks);
+extern bool blinkheap_scan_analyze_next_block(TableScanDesc sscan,
+											  BlockNumber blockno,
+											  BufferAccessStrategy bstrategy);
+extern bool blinkheap_scan_analyze_next_tuple(TableScanDesc sscan,
+											  TransactionId OldestXmin,
+											  double *liverows,
+											  double *deadrows,
+											  TupleTableSlot *slot);
+
+/* blinkheap_fetch.c */
+extern IndexFetchTableData *blinkheap_index_fetch_begin(Relation rel);
+extern void blinkheap_index_fetch_reset(IndexFetchTableData *scan);
+extern void blinkheap_index_fetch_end(IndexFetchTableData *scan);
+extern bool blinkheap_index_fetch_tuple(IndexFetchTableData *scan,
+										ItemPointer tid, Snapshot snapshot,
+										TupleTableSlot *slot,
+										bool *call_again, bool *all_dead);
+extern bool blinkheap_tuple_fetch_row_version(Relation rel, ItemPointer tid,
+											  Snapshot snapshot,
+											  TupleTableSlot *slot);
+extern bool blinkheap_tuple_tid_valid(TableScanDesc scan, ItemPointer tid);
+extern void blinkheap_tuple_get_latest_tid(TableScanDesc scan,
+										   ItemPointer tid);
+extern bool blinkheap_tuple_satisfies_snapshot(Relation rel,
+											   TupleTableSlot *slot,
+											   Snapshot snapshot);
+extern TransactionId blinkheap_index_delete_tuples(Relation rel,
+												   TM_IndexDeleteOp *delstate);
+extern bool _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple,
+					  Buffer *userbuf, bool keep_buf);
+
+/* blinkheap_dml.c */
+extern void blinkheap_tuple_insert(Relation rel, TupleTableSlot *slot,
+								   CommandId cid, int options,
+								   BulkInsertState bistate);
+extern void blinkheap_multi_insert(Relation rel, TupleTableSlot **slots,
+								   int nslots, CommandId cid, int options,
+								   BulkInsertState bistate);
+extern TM_Result blinkheap_tuple_delete(Relation rel, ItemPointer tid,
+										CommandId cid, Snapshot snapshot,
+										Snapshot crosscheck, bool wait,
+										TM_FailureData *tmfd,
+										bool changingPart);
+extern TM_Result blinkheap_tuple_update(Relation rel, ItemPointer otid,
+										TupleTableSlot *slot, CommandId cid,
+										Snapshot snapshot,
+										Snapshot crosscheck, bool wait,
+										TM_FailureData *tmfd,
+										LockTupleMode *lockmode,
+										bool *update_indexes);
+extern TM_Result blinkheap_tuple_lock(Relation rel, ItemPointer tid,
+									  Snapshot snapshot, TupleTableSlot *slot,
+									  CommandId cid, LockTupleMode mode,
+									  LockWaitPolicy wait_policy, uint8 flags,
+									  TM_FailureData *tmfd);
+
+/* blinkheap_build.c */
+extern double blinkheap_index_build_range_scan(Relation table_rel,
+											   Relation index_rel,
+											   struct IndexInfo *index_info,
+											   bool allow_sync,
+											   bool anyvisible,
+											   bool progress,
+											   BlockNumber start_blockno,
+											   BlockNumber numblocks,
+											   IndexBuildCallback callback,
+											   void *callback_state,
+											   TableScanDesc scan);
+extern void blinkheap_index_validate_scan(Relation table_rel,
+										  Relation index_rel,
+										  struct IndexInfo *index_info,
+										  Snapshot snapshot,
+										  struct ValidateIndexState *state);
+
+#endif							/* BLINKHEAP_H */

@@ -1,0 +1,251 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap_build.c
+ *	  Index build support for blinkheap tables: the table scan that
+ *	  CREATE INDEX (and blink_check's heap cross-check) runs.
+ *
+ * Like heap's, a non-concurrent build looks at every tuple with
+ * SnapshotAny and decides by the tuple's vacuum state (our own
+ * _bh_satisfies_vacuum, which sets no hint bits): dead tuples are left
+ * out, recently dead ones indexed but reported not alive (no uniqueness
+ * check), tuples of transactions still in progress are waited for when a
+ * uniqueness check could be fooled by them.  A concurrent build scans
+ * with its MVCC snapshot.  There are no HOT chains, so every tuple is
+ * indexed under its own TID.
+ *
+ * The buffer is share-locked only while a tuple's state is decided;
+ * index datums are formed and the callback runs with the pin alone
+ * (tuples never move on a pinned page).
+ *
+ * src/table/blinkheap_build.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/index.h"
+#include "commands/progress.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/snapmgr.h"
+
+#include "table/blinkheap.h"
+
+double
+blinkheap_index_build_range_scan(Relation heapRelation,
+								 Relation indexRelation,
+								 IndexInfo *indexInfo,
+								 bool allow_sync,
+								 bool anyvisible,
+								 bool progress,
+								 BlockNumber start_blockno,
+								 BlockNumber numblocks,
+								 IndexBuildCallback callback,
+								 void *callback_state,
+								 TableScanDesc scan)
+{
+	bool		is_system_catalog = IsSystemRelation(heapRelation);
+	bool		checking_uniqueness = indexInfo->ii_Unique ||
+		indexInfo->ii_ExclusionOps != NULL;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	double		reltuples = 0;
+	ExprState  *predicate;
+	TupleTableSlot *slot;
+	EState	   *estate;
+	ExprContext *econtext;
+	Snapshot	snapshot;
+	bool		need_unregister_snapshot = false;
+	TransactionId OldestXmin = InvalidTransactionId;
+	BlinkheapScanDesc bscan;
+	BlockNumber blocks_done = 0;
+
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	slot = table_slot_create(heapRelation, NULL);
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(indexInfo->ii_Predicate, estate);
+
+	if (!IsBootstrapProcessingMode() && !indexInfo->ii_Concurrent)
+		OldestXmin = GetOldestNonRemovableTransactionId(heapRelation);
+
+	if (scan == NULL)
+	{
+		if (!TransactionIdIsValid(OldestXmin))
+		{
+			snapshot = RegisterSnapshot(GetTransactionSnapshot());
+			need_unregister_snapshot = true;
+		}
+		else
+			snapshot = SnapshotAny;
+		scan = table_beginscan_strat(heapRelation, snapshot, 0, NULL,
+									 true, allow_sync);
+	}
+	else
+		snapshot = scan->rs_snapshot;
+	Assert(snapshot == SnapshotAny || IsMVCCSnapshot(snapshot));
+	if (snapshot == SnapshotAny && !TransactionIdIsValid(OldestXmin))
+		OldestXmin = GetOldestNonRemovableTransactionId(heapRelation);
+
+	bscan = (BlinkheapScanDesc) scan;
+	if (start_blockno != 0 || numblocks != InvalidBlockNumber)
+	{
+		Assert(scan->rs_parallel == NULL);
+		_bh_scan_set_limits(bscan, start_blockno, numblocks);
+	}
+	if (progress)
+		pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL,
+									 bscan->rs_nblocks);
+
+	while (_bh_scan_next_block(bscan, ForwardScanDirection))
+	{
+		Buffer		buf = bscan->rs_cbuf;
+		OffsetNumber off,
+					maxoff;
+
+		if (progress)
+			pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
+										 ++blocks_done);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		_bh_check_page(heapRelation, buf);
+		maxoff = PageIsNew(BufferGetPage(buf)) ? InvalidOffsetNumber :
+			PageGetMaxOffsetNumber(BufferGetPage(buf));
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		for (off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			HeapTuple	tup = &bscan->rs_ctup;
+			bool		indexIt = false;
+			bool		tupleIsAlive = false;
+			TransactionId xwait;
+
+			CHECK_FOR_INTERRUPTS();
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			if (!_bh_get_tuple(heapRelation, buf, off, tup))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				continue;
+			}
+
+			if (snapshot != SnapshotAny)
+			{
+				indexIt = _bh_satisfies(tup, snapshot, buf);
+				tupleIsAlive = true;
+				if (indexIt)
+					reltuples += 1;
+			}
+			else
+			{
+		recheck:
+				switch (_bh_satisfies_vacuum(tup, OldestXmin))
+				{
+					case HEAPTUPLE_DEAD:
+						break;
+					case HEAPTUPLE_LIVE:
+						indexIt = tupleIsAlive = true;
+						reltuples += 1;
+						break;
+					case HEAPTUPLE_RECENTLY_DEAD:
+						/* still visible to someone: index, but no unique check */
+						indexIt = true;
+						reltuples += 1;
+						break;
+					case HEAPTUPLE_INSERT_IN_PROGRESS:
+						indexIt = tupleIsAlive = true;
+						if (anyvisible)
+						{
+							reltuples += 1;
+							break;
+						}
+						xwait = HeapTupleHeaderGetXmin(tup->t_data);
+						if (TransactionIdIsCurrentTransactionId(xwait))
+						{
+							reltuples += 1;
+							break;
+						}
+						if (!is_system_catalog)
+							elog(WARNING, "concurrent insert in progress within table \"%s\"",
+								 RelationGetRelationName(heapRelation));
+						if (checking_uniqueness)
+						{
+							LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+							XactLockTableWait(xwait, heapRelation, &tup->t_self,
+											  XLTW_InsertIndexUnique);
+							CHECK_FOR_INTERRUPTS();
+							LockBuffer(buf, BUFFER_LOCK_SHARE);
+							indexIt = tupleIsAlive = false;
+							goto recheck;
+						}
+						break;
+					case HEAPTUPLE_DELETE_IN_PROGRESS:
+						indexIt = true;
+						tupleIsAlive = false;
+						if (anyvisible)
+						{
+							reltuples += 1;
+							break;
+						}
+						xwait = HeapTupleHeaderGetUpdateXid(tup->t_data);
+						if (TransactionIdIsCurrentTransactionId(xwait))
+							break;
+						if (!is_system_catalog)
+							elog(WARNING, "concurrent delete in progress within table \"%s\"",
+								 RelationGetRelationName(heapRelation));
+						if (checking_uniqueness)
+						{
+							LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+							XactLockTableWait(xwait, heapRelation, &tup->t_self,
+											  XLTW_InsertIndexUnique);
+							CHECK_FOR_INTERRUPTS();
+							LockBuffer(buf, BUFFER_LOCK_SHARE);
+							indexIt = false;
+							goto recheck;
+						}
+						reltuples += 1;
+						break;
+					default:
+						elog(ERROR, "unexpected blinkheap tuple state");
+				}
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+			if (!indexIt)
+				continue;
+
+			MemoryContextReset(econtext->ecxt_per_tuple_memory);
+			ExecStoreBufferHeapTuple(tup, slot, buf);
+			if (predicate != NULL && !ExecQual(predicate, econtext))
+				continue;
+			FormIndexDatum(indexInfo, slot, estate, values, isnull);
+			callback(indexRelation, &tup->t_self, values, isnull, tupleIsAlive,
+					 callback_state);
+		}
+	}
+
+	table_endscan(scan);
+	if (need_unregister_snapshot)
+		UnregisterSnapshot(snapshot);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	indexInfo->ii_ExpressionsState = NIL;
+	indexInfo->ii_PredicateState = NULL;
+	return reltuples;
+}
+
+/* phase 2: CREATE INDEX CONCURRENTLY's validation pass */
+void
+blinkheap_index_validate_scan(Relation table_rel, Relation index_rel,
+							  IndexInfo *index_info, Snapshot snapshot,
+							  ValidateIndexState *state)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("blinkheap does not support %s yet",
+					"CREATE INDEX CONCURRENTLY")));
+}

@@ -1,0 +1,297 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap_handler.c
+ *	  The blinkheap table access method's handler: its TableAmRoutine,
+ *	  slot type, storage creation and truncation, size estimates, TOAST
+ *	  settings, and the callbacks left to a later phase.
+ *
+ * TOAST: a blinkheap table's TOAST table is an ordinary heap table
+ * (relation_toast_am returns HEAP_TABLE_AM_OID); heap's TOAST code
+ * (heap_toast_insert_or_update, heap_toast_delete) moves long values
+ * there and writes it with heap's own WAL.  Only the blinkheap table's
+ * own pages use generic WAL.
+ *
+ * Reloptions: PostgreSQL 15 parses a table's reloptions with
+ * heap_reloptions whatever its access method, so blinkheap accepts exactly
+ * the options heap accepts and rejects the rest with heap's error.
+ * fillfactor is honoured by inserts; the vacuum and autovacuum options
+ * are accepted but have no effect while VACUUM is a no-op.
+ *
+ * Callbacks marked "phase 2" are not implemented yet; each raises
+ * ERRCODE_FEATURE_NOT_SUPPORTED naming the feature, except VACUUM (a
+ * logged no-op, because autovacuum calls it on its own).  Bitmap heap
+ * scans are switched off by leaving scan_bitmap_next_block/tuple NULL,
+ * which PostgreSQL documents: the planner then never builds a bitmap heap
+ * scan on a blinkheap table, so no query fails for want of one.
+ *
+ * src/table/blinkheap_handler.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heaptoast.h"
+#include "access/multixact.h"
+#include "access/tableam.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/storage.h"
+#include "catalog/storage_xlog.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "storage/smgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+
+#include "blinkheap.h"
+
+PG_FUNCTION_INFO_V1(blinkheap_handler);
+
+#define BH_NOT_YET(what) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED), \
+			 errmsg("blinkheap does not support %s yet", (what))))
+
+static const TupleTableSlotOps *
+blinkheap_slot_callbacks(Relation rel)
+{
+	/* tuples are HeapTupleHeaders in pinned buffers, exactly like heap's */
+	return &TTSOpsBufferHeapTuple;
+}
+
+static void
+blinkheap_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+									char persistence,
+									TransactionId *freezeXid,
+									MultiXactId *minmulti)
+{
+	SMgrRelation srel;
+
+	/* no tuple in the new storage is older than these */
+	*freezeXid = RecentXmin;
+	*minmulti = GetOldestMultiXactId();
+
+	srel = RelationCreateStorage(*newrnode, persistence, true);
+
+	/*
+	 * An unlogged table gets an empty init fork, copied over the main fork
+	 * after a crash: an empty blinkheap table is simply zero blocks.
+	 */
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+	{
+		smgrcreate(srel, INIT_FORKNUM, false);
+		log_smgrcreate(newrnode, INIT_FORKNUM);
+		smgrimmedsync(srel, INIT_FORKNUM);
+	}
+	smgrclose(srel);
+}
+
+static void
+blinkheap_relation_nontransactional_truncate(Relation rel)
+{
+	RelationTruncate(rel, 0);
+}
+
+static bool
+blinkheap_relation_needs_toast_table(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int32		data_length = 0;
+	bool		unbounded = false;
+	bool		toastable = false;
+	int			i;
+
+	/* the widest row the column types allow, laid out like heap_fill_tuple */
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int32		maxlen;
+
+		if (att->attisdropped)
+			continue;
+		data_length = att_align_nominal(data_length, att->attalign);
+		if (att->attlen > 0)
+		{
+			data_length += att->attlen;
+			continue;
+		}
+		maxlen = type_maximum_size(att->atttypid, att->atttypmod);
+		if (maxlen < 0)
+			unbounded = true;
+		else
+			data_length += maxlen;
+		if (att->attstorage != TYPSTORAGE_PLAIN)
+			toastable = true;
+	}
+	if (!toastable)
+		return false;
+	if (unbounded)
+		return true;
+	return MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(desc->natts)) +
+		MAXALIGN(data_length) > TOAST_TUPLE_THRESHOLD;
+}
+
+static Oid
+blinkheap_relation_toast_am(Relation rel)
+{
+	return HEAP_TABLE_AM_OID;
+}
+
+static void
+blinkheap_relation_estimate_size(Relation rel, int32 *attr_widths,
+								 BlockNumber *pages, double *tuples,
+								 double *allvisfrac)
+{
+	table_block_relation_estimate_size(rel, attr_widths, pages, tuples,
+									   allvisfrac,
+									   MAXALIGN(SizeofHeapTupleHeader) +
+									   sizeof(ItemIdData),
+									   BLCKSZ - SizeOfPageHeaderData -
+									   BLINKHEAP_SPECIAL_SIZE);
+	/* no visibility map: index-only scans always visit the table */
+	*allvisfrac = 0;
+}
+
+/*
+ * phase 2: VACUUM.  Autovacuum calls this on its own schedule, so it is a
+ * no-op that logs at DEBUG1, and plain VACUUM does the same for now: dead
+ * tuples stay, nothing is frozen, relfrozenxid does not advance.
+ */
+static void
+blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
+						  BufferAccessStrategy bstrategy)
+{
+	elog(DEBUG1, "blinkheap: VACUUM of \"%s\" skipped (not implemented yet)",
+		 RelationGetRelationName(rel));
+}
+
+/* phase 2: ALTER TABLE ... SET TABLESPACE */
+static void
+blinkheap_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+{
+	BH_NOT_YET("ALTER TABLE ... SET TABLESPACE");
+}
+
+/* phase 2: CLUSTER and VACUUM FULL */
+static void
+blinkheap_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+									Relation OldIndex, bool use_sort,
+									TransactionId OldestXmin,
+									TransactionId *xid_cutoff,
+									MultiXactId *multi_cutoff,
+									double *num_tuples,
+									double *tups_vacuumed,
+									double *tups_recently_dead)
+{
+	BH_NOT_YET("CLUSTER and VACUUM FULL");
+}
+
+/* phase 2: TABLESAMPLE */
+static bool
+blinkheap_scan_sample_next_block(TableScanDesc scan,
+								 struct SampleScanState *scanstate)
+{
+	BH_NOT_YET("TABLESAMPLE");
+	return false;
+}
+
+/* phase 2: TABLESAMPLE */
+static bool
+blinkheap_scan_sample_next_tuple(TableScanDesc scan,
+								 struct SampleScanState *scanstate,
+								 TupleTableSlot *slot)
+{
+	BH_NOT_YET("TABLESAMPLE");
+	return false;
+}
+
+/* phase 2: INSERT ... ON CONFLICT */
+static void
+blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+								   CommandId cid, int options,
+								   BulkInsertState bistate, uint32 specToken)
+{
+	BH_NOT_YET("INSERT ... ON CONFLICT");
+}
+
+/* phase 2: INSERT ... ON CONFLICT */
+static void
+blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+									 uint32 specToken, bool succeeded)
+{
+	BH_NOT_YET("INSERT ... ON CONFLICT");
+}
+
+static const TableAmRoutine blinkheap_methods = {
+	.type = T_TableAmRoutine,
+
+	.slot_callbacks = blinkheap_slot_callbacks,
+
+	.scan_begin = blinkheap_scan_begin,
+	.scan_end = blinkheap_scan_end,
+	.scan_rescan = blinkheap_scan_rescan,
+	.scan_getnextslot = blinkheap_scan_getnextslot,
+
+	.scan_set_tidrange = blinkheap_scan_set_tidrange,
+	.scan_getnextslot_tidrange = blinkheap_scan_getnextslot_tidrange,
+
+	.parallelscan_estimate = table_block_parallelscan_estimate,
+	.parallelscan_initialize = table_block_parallelscan_initialize,
+	.parallelscan_reinitialize = table_block_parallelscan_reinitialize,
+
+	.index_fetch_begin = blinkheap_index_fetch_begin,
+	.index_fetch_reset = blinkheap_index_fetch_reset,
+	.index_fetch_end = blinkheap_index_fetch_end,
+	.index_fetch_tuple = blinkheap_index_fetch_tuple,
+
+	.tuple_insert = blinkheap_tuple_insert,
+	.tuple_insert_speculative = blinkheap_tuple_insert_speculative,
+	.tuple_complete_speculative = blinkheap_tuple_complete_speculative,
+	.multi_insert = blinkheap_multi_insert,
+	.tuple_delete = blinkheap_tuple_delete,
+	.tuple_update = blinkheap_tuple_update,
+	.tuple_lock = blinkheap_tuple_lock,
+	.finish_bulk_insert = NULL,
+
+	.tuple_fetch_row_version = blinkheap_tuple_fetch_row_version,
+	.tuple_get_latest_tid = blinkheap_tuple_get_latest_tid,
+	.tuple_tid_valid = blinkheap_tuple_tid_valid,
+	.tuple_satisfies_snapshot = blinkheap_tuple_satisfies_snapshot,
+	.index_delete_tuples = blinkheap_index_delete_tuples,
+
+	.relation_set_new_filenode = blinkheap_relation_set_new_filenode,
+	.relation_nontransactional_truncate = blinkheap_relation_nontransactional_truncate,
+	.relation_copy_data = blinkheap_relation_copy_data,
+	.relation_copy_for_cluster = blinkheap_relation_copy_for_cluster,
+	.relation_vacuum = blinkheap_relation_vacuum,
+	.scan_analyze_next_block = blinkheap_scan_analyze_next_block,
+	.scan_analyze_next_tuple = blinkheap_scan_analyze_next_tuple,
+	.index_build_range_scan = blinkheap_index_build_range_scan,
+	.index_validate_scan = blinkheap_index_validate_scan,
+
+	.relation_size = table_block_relation_size,
+	.relation_needs_toast_table = blinkheap_relation_needs_toast_table,
+	.relation_toast_am = blinkheap_relation_toast_am,
+	/* never called: a blinkheap table is never itself a TOAST table */
+	.relation_fetch_toast_slice = heap_fetch_toast_slice,
+
+	.relation_estimate_size = blinkheap_relation_estimate_size,
+
+	/* phase 2: bitmap heap scans (NULL: the planner does not plan them) */
+	.scan_bitmap_next_block = NULL,
+	.scan_bitmap_next_tuple = NULL,
+	.scan_sample_next_block = blinkheap_scan_sample_next_block,
+	.scan_sample_next_tuple = blinkheap_scan_sample_next_tuple
+};
+
+const TableAmRoutine *
+blinkheap_routine(void)
+{
+	return &blinkheap_methods;
+}
+
+Datum
+blinkheap_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(&blinkheap_methods);
+}

@@ -1,0 +1,320 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap_page.c
+ *	  blinkheap pages: initialization, validation, and finding a page to
+ *	  insert into.
+ *
+ * A page that any code path reads is checked first (_bh_check_page): its
+ * special area must carry BLINKHEAP_PAGE_ID and its header must be sane,
+ * otherwise the reader raises ERRCODE_DATA_CORRUPTED naming the table and
+ * block instead of following bad offsets.  An all-zero page is legal: it
+ * is a block that was added to the relation but whose first WAL record
+ * never made it (an error between extension and the record, or a crash);
+ * scans skip it and the insert path initializes it.
+ *
+ * Finding an insert page (_bh_get_insert_page) is kept in one function so
+ * that page pools and cooperative batching can be slotted in later.  The
+ * order: the relation's cached target block, then the free space map, then
+ * a new block.  A new block is returned zero-filled and locked; whoever
+ * writes it first initializes it inside that same generic WAL record,
+ * registered with GENERIC_XLOG_FULL_IMAGE, so no WAL record ever describes
+ * a half-initialized page.
+ *
+ * src/table/blinkheap_page.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/hio.h"
+#include "storage/freespace.h"
+#include "storage/lmgr.h"
+
+#include "blinkheap.h"
+
+/*
+ * Initialize an empty blinkheap page.  The caller is writing a page copy
+ * inside a generic WAL record (registered with GENERIC_XLOG_FULL_IMAGE).
+ */
+void
+_bh_init_page(Page page)
+{
+	BlinkheapPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(BlinkheapPageOpaqueData));
+	opaque = BlinkheapPageGetOpaque(page);
+	opaque->bh_reserved = 0;
+	opaque->bh_flags = 0;
+	opaque->bh_page_id = BLINKHEAP_PAGE_ID;
+}
+
+/*
+ * Raise the corruption error for the table, naming block and offset
+ * (InvalidOffsetNumber when the page as a whole is bad).
+ */
+void
+_bh_corrupted(Relation rel, BlockNumber blkno, OffsetNumber off,
+			  const char *detail)
+{
+	if (OffsetNumberIsValid(off))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("blinkheap table \"%s\" is corrupted",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u, offset %u: %s.", blkno, off, detail)));
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("blinkheap table \"%s\" is corrupted",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u: %s.", blkno, detail)));
+}
+
+/*
+ * Check that a buffer holds a blinkheap page (or a new, all-zero one).
+ * The caller holds a pin and at least a share lock.
+ */
+void
+_bh_check_page(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	ph = (PageHeader) page;
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	if (PageIsNew(page))
+		return;
+	if (PageGetPageSize(page) != BLCKSZ ||
+		ph->pd_special != BLCKSZ - BLINKHEAP_SPECIAL_SIZE)
+		_bh_corrupted(rel, blkno, InvalidOffsetNumber,
+					  "the special area is not a blinkheap special area");
+	if (BlinkheapPageGetOpaque(page)->bh_page_id != BLINKHEAP_PAGE_ID)
+		_bh_corrupted(rel, blkno, InvalidOffsetNumber,
+					  "the page id is not blinkheap's");
+	if (ph->pd_lower < SizeOfPageHeaderData || ph->pd_lower > ph->pd_upper ||
+		ph->pd_upper > ph->pd_special)
+		_bh_corrupted(rel, blkno, InvalidOffsetNumber,
+					  "pd_lower, pd_upper and pd_special are out of order");
+}
+
+/*
+ * Point tuple at item off of the (already checked) page in buf; false if
+ * the offset is past the end of the line pointer array or the line
+ * pointer holds no tuple.  A normal line pointer whose extent leaves the
+ * tuple area, or whose tuple header is too short, is corruption.
+ *
+ * The caller holds a pin and at least a share lock on buf.
+ */
+bool
+_bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off, HeapTuple tuple)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	ph = (PageHeader) page;
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	ItemId		lp;
+	unsigned	lpoff,
+				lplen;
+	HeapTupleHeader htup;
+
+	if (PageIsNew(page) || off < FirstOffsetNumber ||
+		off > PageGetMaxOffsetNumber(page))
+		return false;
+	lp = PageGetItemId(page, off);
+	if (!ItemIdIsNormal(lp))
+		return false;
+
+	lpoff = ItemIdGetOffset(lp);
+	lplen = ItemIdGetLength(lp);
+	if (lpoff < ph->pd_upper || lpoff + lplen > ph->pd_special ||
+		lpoff != MAXALIGN(lpoff))
+		_bh_corrupted(rel, blkno, off, "the line pointer leaves the tuple area");
+	if (lplen < SizeofHeapTupleHeader)
+		_bh_corrupted(rel, blkno, off, "the tuple is shorter than a tuple header");
+	htup = (HeapTupleHeader) PageGetItem(page, lp);
+	if (htup->t_hoff < SizeofHeapTupleHeader || htup->t_hoff > lplen ||
+		htup->t_hoff != MAXALIGN(htup->t_hoff))
+		_bh_corrupted(rel, blkno, off, "t_hoff is out of range");
+
+	tuple->t_data = htup;
+	tuple->t_len = lplen;
+	tuple->t_tableOid = RelationGetRelid(rel);
+	ItemPointerSet(&tuple->t_self, blkno, off);
+	return true;
+}
+
+/*
+ * Room for one more tuple on the page: free bytes less a line pointer,
+ * zero when the line pointer array is full.
+ */
+Size
+_bh_page_free_space(Page page)
+{
+	if (PageIsNew(page))
+		return BLINKHEAP_MAX_TUPLE_SIZE;
+	if (PageGetMaxOffsetNumber(page) >= BLINKHEAP_MAX_TUPLES_PER_PAGE)
+		return 0;
+	return PageGetFreeSpace(page);
+}
+
+/*
+ * Put a prepared tuple (header complete but for t_ctid) on a page copy
+ * that the caller registered in its generic WAL record, and set both the
+ * tuple's t_self and the stored copy's t_ctid to the new TID.  The caller
+ * checked that it fits.  Line pointers are appended: blinkheap never
+ * frees one yet, so there are none to reuse.
+ */
+OffsetNumber
+_bh_place_tuple(Relation rel, Page page, BlockNumber blkno, HeapTuple tuple)
+{
+	OffsetNumber off;
+	HeapTupleHeader stored;
+
+	off = PageAddItemExtended(page, (Item) tuple->t_data, tuple->t_len,
+							  InvalidOffsetNumber, PAI_IS_HEAP);
+	if (off == InvalidOffsetNumber)
+		elog(ERROR, "failed to add tuple to page %u of blinkheap table \"%s\"",
+			 blkno, RelationGetRelationName(rel));
+	ItemPointerSet(&tuple->t_self, blkno, off);
+	stored = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+	stored->t_ctid = tuple->t_self;
+	tuple->t_data->t_ctid = tuple->t_self;
+	return off;
+}
+
+/* Free space to leave on a page for later updates: the fillfactor rule. */
+static Size
+_bh_save_free_space(Relation rel)
+{
+	return RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+}
+
+/*
+ * Lock buf (and otherBuffer, if valid) exclusively, lower block number
+ * first.  Both are pinned by the caller.
+ */
+static void
+_bh_lock_pair(Buffer buf, Buffer otherBuffer)
+{
+	if (!BufferIsValid(otherBuffer))
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	else if (BufferGetBlockNumber(buf) < BufferGetBlockNumber(otherBuffer))
+	{
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		LockBuffer(otherBuffer, BUFFER_LOCK_EXCLUSIVE);
+	}
+	else
+	{
+		LockBuffer(otherBuffer, BUFFER_LOCK_EXCLUSIVE);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	}
+}
+
+/*
+ * _bh_get_insert_page: a page with room for a tuple of len bytes.
+ *
+ * Returns a pinned, exclusively locked buffer.  *is_new says the page is
+ * all zeroes: the caller must register it with GENERIC_XLOG_FULL_IMAGE and
+ * call _bh_init_page on the copy before placing anything.
+ *
+ * otherBuffer, if valid, is a buffer the caller has pinned but not locked
+ * (the old page of an update); the result is then a different page, and
+ * on return otherBuffer is exclusively locked too.  The two are locked in
+ * block number order, so two updates moving rows between the same pages
+ * cannot deadlock.
+ *
+ * Existing pages must leave the table's fillfactor free (as heap does); a
+ * new page always takes the tuple.  len must be at most
+ * BLINKHEAP_MAX_TUPLE_SIZE.
+ */
+Buffer
+_bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
+					BulkInsertState bistate, bool *is_new)
+{
+	BufferAccessStrategy strategy = bistate ? bistate->strategy : NULL;
+	BlockNumber otherBlock = BufferIsValid(otherBuffer) ?
+		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
+	Size		save = _bh_save_free_space(rel);
+	Size		need = MAXALIGN(len);
+	BlockNumber target;
+	Buffer		buf;
+	Page		page;
+	Size		freespace;
+
+	Assert(need <= BLINKHEAP_MAX_TUPLE_SIZE);
+
+	/*
+	 * A tuple that would not leave fillfactor's reserve even on an empty
+	 * page goes to whatever page has room for the tuple alone.
+	 */
+	if (need + save > BLINKHEAP_MAX_TUPLE_SIZE)
+		save = 0;
+
+	target = RelationGetTargetBlock(rel);
+	if (target == InvalidBlockNumber)
+		target = GetPageWithFreeSpace(rel, need + save);
+
+	while (target != InvalidBlockNumber)
+	{
+		/*
+		 * The update's own page was already found too small; rather than
+		 * loop on the map's answer, take a new page.
+		 */
+		if (target == otherBlock)
+			break;
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
+								 strategy);
+		_bh_lock_pair(buf, otherBuffer);
+		_bh_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		freespace = _bh_page_free_space(page);
+		if (PageIsNew(page) || need + save <= freespace)
+		{
+			*is_new = PageIsNew(page);
+			RelationSetTargetBlock(rel, target);
+			return buf;
+		}
+
+		/* Too full: remember that, and try the page the map suggests. */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (BufferIsValid(otherBuffer))
+			LockBuffer(otherBuffer, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+		target = RecordAndGetPageWithFreeSpace(rel, target, freespace,
+											   need + save);
+	}
+
+	/*
+	 * Extend the relation by one zeroed, locked page.  Nobody else can
+	 * find it until we record it somewhere, so we initialize it in our
+	 * own record.
+	 */
+	for (;;)
+	{
+		LockRelationForExtension(rel, ExclusiveLock);
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
+								 strategy);
+		UnlockRelationForExtension(rel, ExclusiveLock);
+
+		if (BufferIsValid(otherBuffer) && !ConditionalLockBuffer(otherBuffer))
+		{
+			/* keep the lock order: the other page has the lower number */
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(otherBuffer, BUFFER_LOCK_EXCLUSIVE);
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		}
+		_bh_check_page(rel, buf);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) ||
+			need <= _bh_page_free_space(page))
+		{
+			*is_new = PageIsNew(page);
+			RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
+			return buf;
+		}
+		/* someone initialized and filled it while we waited: try again */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (BufferIsValid(otherBuffer))
+			LockBuffer(otherBuffer, BUFFER_LOCK_UNLOCK);
+		ReleaseBuffer(buf);
+	}
+}
