@@ -342,12 +342,24 @@ INSERT INTO lk VALUES (1, 1) ON CONFLICT DO NOTHING;
 INSERT INTO lk VALUES (100, 1) ON CONFLICT DO NOTHING;
 CLUSTER bh USING bh_id;
 VACUUM FULL bh;
-CREATE INDEX CONCURRENTLY bh_cic ON bh (grp);
-DROP INDEX bh_cic;
 VACUUM bh;
 ANALYZE bh;
 SELECT reltuples = (SELECT count(*) FROM bh) AS reltuples_exact FROM pg_class WHERE relname = 'bh';
 SELECT count(*) > 0 AS has_stats FROM pg_stats WHERE tablename = 'bh';
+
+-- CREATE INDEX CONCURRENTLY, btree and blink
+CREATE INDEX CONCURRENTLY bh_cic ON bh (grp);
+CREATE INDEX CONCURRENTLY bh_cic_blink ON bh USING blink (n);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM bh WHERE grp = 7;
+SELECT count(*) FROM bh WHERE grp = 7;
+SELECT count(*) FROM bh WHERE n > 5000;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) FROM hp WHERE grp = 7;
+SELECT count(*) FROM hp WHERE n > 5000;
+SELECT blink_check('bh_cic_blink', true);
 
 -- TRUNCATE, also rolled back; temporary and unlogged tables
 BEGIN;

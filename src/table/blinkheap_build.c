@@ -13,6 +13,9 @@
  * with its MVCC snapshot.  There are no HOT chains, so every tuple is
  * indexed under its own TID.
  *
+ * CREATE INDEX CONCURRENTLY's validation pass (index_validate_scan)
+ * inserts the visible tuples the first pass missed.
+ *
  * The buffer is share-locked only while a tuple's state is decided;
  * index datums are formed and the callback runs with the pin alone
  * (tuples never move on a pinned page).
@@ -23,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/xact.h"
 #include "catalog/catalog.h"
 #include "catalog/index.h"
@@ -33,6 +37,7 @@
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplesort.h"
 
 #include "table/blinkheap.h"
 
@@ -238,14 +243,77 @@ blinkheap_index_build_range_scan(Relation heapRelation,
 	return reltuples;
 }
 
-/* phase 2: CREATE INDEX CONCURRENTLY's validation pass */
+/*
+ * CREATE INDEX CONCURRENTLY's second pass: insert every tuple visible to
+ * snapshot that the index does not have yet.  state->tuplesort returns
+ * the TIDs already in the index, sorted; the table is read in TID order
+ * alongside it.  With no HOT chains each tuple's own TID is its index
+ * TID, so a tuple is missing exactly when the sorted TIDs skip it.
+ */
 void
-blinkheap_index_validate_scan(Relation table_rel, Relation index_rel,
-							  IndexInfo *index_info, Snapshot snapshot,
+blinkheap_index_validate_scan(Relation heapRelation, Relation indexRelation,
+							  IndexInfo *indexInfo, Snapshot snapshot,
 							  ValidateIndexState *state)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("blinkheap does not support %s yet",
-					"CREATE INDEX CONCURRENTLY")));
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	EState	   *estate;
+	ExprContext *econtext;
+	ExprState  *predicate;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	ItemPointerData indexcursor;
+	bool		tuplesort_empty = false;
+	bool		have_cursor = false;
+
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	slot = table_slot_create(heapRelation, NULL);
+	econtext->ecxt_scantuple = slot;
+	predicate = ExecPrepareQual(indexInfo->ii_Predicate, estate);
+
+	scan = table_beginscan_strat(heapRelation, snapshot, 0, NULL, true, false);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		ItemPointerData tid = slot->tts_tid;
+
+		CHECK_FOR_INTERRUPTS();
+		state->htups += 1;
+
+		/* advance the index TIDs up to this tuple */
+		while (!tuplesort_empty &&
+			   (!have_cursor || ItemPointerCompare(&indexcursor, &tid) < 0))
+		{
+			Datum		ts_val;
+			bool		ts_isnull;
+
+			tuplesort_empty = !tuplesort_getdatum(state->tuplesort, true,
+												  &ts_val, &ts_isnull, NULL);
+			if (!tuplesort_empty)
+			{
+				itemptr_decode(&indexcursor, DatumGetInt64(ts_val));
+				have_cursor = true;
+#ifndef USE_FLOAT8_BYVAL
+				pfree(DatumGetPointer(ts_val));
+#endif
+			}
+		}
+		if (!tuplesort_empty && ItemPointerEquals(&indexcursor, &tid))
+			continue;			/* already indexed */
+
+		MemoryContextReset(econtext->ecxt_per_tuple_memory);
+		if (predicate != NULL && !ExecQual(predicate, econtext))
+			continue;
+		FormIndexDatum(indexInfo, slot, estate, values, isnull);
+		index_insert(indexRelation, values, isnull, &tid, heapRelation,
+					 indexInfo->ii_Unique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, indexInfo);
+		state->tups_inserted += 1;
+	}
+
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	indexInfo->ii_ExpressionsState = NIL;
+	indexInfo->ii_PredicateState = NULL;
 }

@@ -592,7 +592,9 @@ blinkheap_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 /*
  * COPY's multi-insert: each page gets as many of the tuples as fit (and
- * leave fillfactor's reserve) in ONE generic WAL record.
+ * leave fillfactor's reserve) in ONE generic WAL record.  One page at a
+ * time is locked (by _bh_get_insert_page) and released after its record;
+ * nothing is held on return.
  */
 void
 blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
@@ -663,7 +665,8 @@ _bh_fill_tmfd(TM_FailureData *tmfd, HeapTuple tup, TM_Result result)
 
 /*
  * Read and exclusively lock the page of tid and point tup at the tuple.
- * Returns false (nothing held) if the TID names no tuple.
+ * Returns true with the buffer pinned and exclusively locked in *buf, or
+ * false (nothing held) if the TID names no tuple.
  */
 static bool
 _bh_read_for_write(Relation rel, ItemPointer tid, HeapTuple tup, Buffer *buf)
@@ -682,6 +685,10 @@ _bh_read_for_write(Relation rel, ItemPointer tid, HeapTuple tup, Buffer *buf)
 
 /*
  * Delete the tuple at tid, heap_delete's way.
+ *
+ * No buffer lock or pin is held on entry or on return; in between the
+ * tuple's page is exclusively locked except while waiting (then only
+ * pinned, with the heavyweight tuple lock held).
  */
 static TM_Result
 _bh_delete(Relation rel, ItemPointer tid, CommandId cid, Snapshot crosscheck,
@@ -861,6 +868,11 @@ _bh_key_columns_changed(Relation rel, HeapTuple oldtup, HeapTuple newtup)
 /*
  * Update the tuple at otid to newtup, heap_update's way but never HOT.
  * On success newtup->t_self is the new version's TID.
+ *
+ * No buffer lock or pin is held on entry or on return.  The old page is
+ * exclusively locked while deciding and writing, pinned only while
+ * waiting, TOASTing or finding another page; a second page is locked in
+ * block number order with it (see _bh_get_insert_page).
  */
 static TM_Result
 _bh_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
@@ -1229,7 +1241,9 @@ _bh_lockmode_conflict(MultiXactStatus status, TransactionId xid,
  * heap_lock_updated_tuple): a key-share lock taken on a version whose
  * update is in progress must hold on the new version as well, or the
  * updater could go on to delete the key.  ctid is the first newer
- * version, priorXmax the xid that created it.
+ * version, priorXmax the xid that created it.  No buffer lock may be
+ * held on entry; each version's page is locked exclusively in turn (and
+ * released while waiting); nothing is held on return.
  */
 static TM_Result
 _bh_lock_updated_tuple(Relation rel, TransactionId priorXmax,
@@ -1690,7 +1704,9 @@ out_unlocked:
 /*
  * tuple_lock: lock a row and, with TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
  * follow its update chain to the newest version first (EvalPlanQual under
- * READ COMMITTED), reporting tmfd->traversed.
+ * READ COMMITTED), reporting tmfd->traversed.  On return the slot holds
+ * the tuple and a pin on its page (no lock), whatever the result, unless
+ * the row was not found at all.
  */
 TM_Result
 blinkheap_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,

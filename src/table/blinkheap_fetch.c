@@ -157,6 +157,10 @@ blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
 	return true;
 }
 
+/*
+ * The version at tid, if snapshot sees it; the slot then holds a pin on
+ * its page (no lock).  Nothing is held when it returns false.
+ */
 bool
 blinkheap_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 								  Snapshot snapshot, TupleTableSlot *slot)
@@ -188,7 +192,8 @@ blinkheap_tuple_tid_valid(TableScanDesc sscan, ItemPointer tid)
  * Follow the update chain from *tid and return in *tid the newest version
  * the scan's snapshot sees (unchanged if it sees none).  Each step checks
  * that the next version's xmin is the previous version's updater, as
- * heap does, so a chain is never followed into an unrelated tuple.
+ * heap does, so a chain is never followed into an unrelated tuple.  One
+ * page at a time is pinned and share-locked; nothing is held on return.
  */
 void
 blinkheap_tuple_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
@@ -236,6 +241,10 @@ blinkheap_tuple_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 	}
 }
 
+/*
+ * Is the tuple in the slot visible to snapshot?  The slot holds a pin on
+ * the tuple's page; we share-lock it while deciding.
+ */
 bool
 blinkheap_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 								   Snapshot snapshot)
@@ -259,7 +268,8 @@ blinkheap_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
  * every other entry is checked.  The newest removed xid is returned for
  * the index's WAL record, and ndeltids is cut after the last deletable
  * entry (zero when none is: callers rely on that).  The table itself is
- * not changed; VACUUM removes the tuples later.  Every TID is visited,
+ * not changed; VACUUM removes the tuples later.  One table page at a time
+ * is share-locked; nothing is held on return.  Every TID is visited,
  * also for bottom-up deletion (heap stops early there; we do not yet).
  */
 TransactionId

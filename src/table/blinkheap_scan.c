@@ -322,6 +322,10 @@ _bh_scan_next_tuple(BlinkheapScanDesc scan, ScanDirection dir)
 	}
 }
 
+/*
+ * The next visible tuple into slot.  The scan keeps a pin (no lock) on
+ * the current page between calls; the slot holds its own pin.
+ */
 bool
 blinkheap_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						   TupleTableSlot *slot)
