@@ -42,6 +42,7 @@ OBJS = \
 	src/table/blinkheap_handler.o \
 	src/table/blinkheap_page.o \
 	src/table/blinkheap_scan.o \
+	src/table/blinkheap_vacuum.o \
 	src/table/blinkheap_verify.o \
 	src/table/blinkheap_visibility.o
 DATA = blinkam--$(EXTVERSION).sql

@@ -111,6 +111,10 @@ typedef struct BlinkheapIndexFetchData
 /* blinkheap_handler.c */
 extern const TableAmRoutine *blinkheap_routine(void);
 
+/* blinkheap_vacuum.c */
+extern void blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
+									  BufferAccessStrategy bstrategy);
+
 /* blinkheap_page.c */
 extern void _bh_init_page(Page page);
 extern void _bh_check_page(Relation rel, Buffer buf);

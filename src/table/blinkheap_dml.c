@@ -666,11 +666,15 @@ _bh_fill_tmfd(TM_FailureData *tmfd, HeapTuple tup, TM_Result result)
 /*
  * Read and exclusively lock the page of tid and point tup at the tuple.
  * Returns true with the buffer pinned and exclusively locked in *buf, or
- * false (nothing held) if the TID names no tuple.
+ * false (nothing held) if the TID names no tuple -- also when its block is
+ * past the end (a t_ctid into a page VACUUM truncated).
  */
 static bool
 _bh_read_for_write(Relation rel, ItemPointer tid, HeapTuple tup, Buffer *buf)
 {
+	*buf = InvalidBuffer;
+	if (ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
+		return false;
 	*buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
 	LockBuffer(*buf, BUFFER_LOCK_EXCLUSIVE);
 	_bh_check_page(rel, *buf);

@@ -15,11 +15,10 @@
  * heap_reloptions whatever its access method, so blinkheap accepts exactly
  * the options heap accepts and rejects the rest with heap's error.
  * fillfactor is honoured by inserts; the vacuum and autovacuum options
- * are accepted but have no effect while VACUUM is a no-op.
+ * work as for heap (VACUUM: blinkheap_vacuum.c).
  *
  * Callbacks marked "phase 2" are not implemented yet; each raises
- * ERRCODE_FEATURE_NOT_SUPPORTED naming the feature, except VACUUM (a
- * logged no-op, because autovacuum calls it on its own).  Bitmap heap
+ * ERRCODE_FEATURE_NOT_SUPPORTED naming the feature.  Bitmap heap
  * scans are switched off by leaving scan_bitmap_next_block/tuple NULL,
  * which PostgreSQL documents: the planner then never builds a bitmap heap
  * scan on a blinkheap table, so no query fails for want of one.
@@ -43,7 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
-#include "blinkheap.h"
+#include "table/blinkheap.h"
 
 PG_FUNCTION_INFO_V1(blinkheap_handler);
 
@@ -150,19 +149,6 @@ blinkheap_relation_estimate_size(Relation rel, int32 *attr_widths,
 									   BLINKHEAP_SPECIAL_SIZE);
 	/* no visibility map: index-only scans always visit the table */
 	*allvisfrac = 0;
-}
-
-/*
- * phase 2: VACUUM.  Autovacuum calls this on its own schedule, so it is a
- * no-op that logs at DEBUG1, and plain VACUUM does the same for now: dead
- * tuples stay, nothing is frozen, relfrozenxid does not advance.
- */
-static void
-blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
-						  BufferAccessStrategy bstrategy)
-{
-	elog(DEBUG1, "blinkheap: VACUUM of \"%s\" skipped (not implemented yet)",
-		 RelationGetRelationName(rel));
 }
 
 /* phase 2: ALTER TABLE ... SET TABLESPACE */

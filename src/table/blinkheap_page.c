@@ -30,7 +30,7 @@
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
 
-#include "blinkheap.h"
+#include "table/blinkheap.h"
 
 /*
  * Initialize an empty blinkheap page.  The caller is writing a page copy
@@ -159,8 +159,9 @@ _bh_page_free_space(Page page)
  * Put a prepared tuple (header complete but for t_ctid) on a page copy
  * that the caller registered in its generic WAL record, and set both the
  * tuple's t_self and the stored copy's t_ctid to the new TID.  The caller
- * checked that it fits.  Line pointers are appended: blinkheap never
- * frees one yet, so there are none to reuse.
+ * checked that it fits.  PageAddItem reuses an LP_UNUSED line pointer if
+ * the page has one (VACUUM frees them only after every index has
+ * forgotten their TIDs: blinkheap_vacuum.c), else appends one.
  */
 OffsetNumber
 _bh_place_tuple(Relation rel, Page page, BlockNumber blkno, HeapTuple tuple)

@@ -185,14 +185,21 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 		}
 	}
 
+	/*
+	 * t_ctid names a tuple slot; its block may lie past the end: the newer
+	 * version of an aborted update (or of a row whose page a VACUUM
+	 * skipped) can be removed and its page truncated, leaving the old
+	 * version's t_ctid dangling, as in heap.  Chain followers check xmin
+	 * against the previous xmax and the block against the table's size.
+	 */
 	if (!HeapTupleHeaderIndicatesMovedPartitions(h))
 	{
-		if (ItemPointerGetBlockNumberNoCheck(&h->t_ctid) >= nblocks ||
+		if (!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&h->t_ctid)) ||
 			ItemPointerGetOffsetNumberNoCheck(&h->t_ctid) < FirstOffsetNumber ||
 			ItemPointerGetOffsetNumberNoCheck(&h->t_ctid) > BLINKHEAP_MAX_TUPLES_PER_PAGE)
 		{
 			snprintf(detail, sizeof(detail),
-					 "t_ctid (%u,%u) points outside the table",
+					 "t_ctid (%u,%u) is not a tuple slot",
 					 ItemPointerGetBlockNumberNoCheck(&h->t_ctid),
 					 ItemPointerGetOffsetNumberNoCheck(&h->t_ctid));
 			_bh_corrupted(rel, blk, off, detail);

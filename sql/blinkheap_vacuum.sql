@@ -1,0 +1,149 @@
+--
+-- VACUUM of blinkheap tables, side by side with heap: dead tuples
+-- removed and their line pointers freed only after index cleanup,
+-- freezing and relfrozenxid, truncation, the free space map, statistics.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS blinkam;
+RESET client_min_messages;
+SET enable_bitmapscan = off;
+
+CREATE FUNCTION vac_same_rows(a regclass, b regclass) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE d1 bigint; d2 bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM (TABLE %s EXCEPT ALL TABLE %s) x', a, b) INTO d1;
+	EXECUTE format('SELECT count(*) FROM (TABLE %s EXCEPT ALL TABLE %s) x', b, a) INTO d2;
+	RETURN d1 + d2;
+END $$;
+
+-- line pointers of every page (normal, dead, unused) and dead tuples
+CREATE FUNCTION vac_lps(t regclass)
+RETURNS TABLE (normal bigint, dead bigint, unused bigint, dead_tuples bigint)
+LANGUAGE sql AS $$
+	SELECT sum(s.normal), sum(s.dead), sum(s.unused), sum(s.dead_tuples)
+	FROM generate_series(0, pg_relation_size(t) / current_setting('block_size')::int - 1) b,
+	     blinkheap_page_stats(t, b) s
+$$;
+
+CREATE TABLE vb (id int, g int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
+CREATE TABLE vh (id int, g int, pad text) WITH (autovacuum_enabled = off);
+CREATE INDEX vb_id ON vb (id);
+CREATE INDEX vb_g ON vb USING blink (g);
+CREATE INDEX vh_id ON vh (id);
+INSERT INTO vb SELECT i, i % 10, repeat('p', 50) FROM generate_series(1, 20000) i;
+INSERT INTO vh SELECT * FROM vb;
+
+-- deleted rows stay as dead tuples until VACUUM
+DELETE FROM vb WHERE id % 4 = 0;
+DELETE FROM vh WHERE id % 4 = 0;
+UPDATE vb SET pad = repeat('q', 50) WHERE id % 10 = 1;
+UPDATE vh SET pad = repeat('q', 50) WHERE id % 10 = 1;
+SELECT dead_tuples, dead, normal FROM vac_lps('vb');
+VACUUM vb;
+VACUUM vh;
+-- dead tuples are gone; their line pointers were freed after index cleanup
+SELECT normal, dead, unused > 0 AS some_unused, dead_tuples FROM vac_lps('vb');
+SELECT vac_same_rows('vb', 'vh');
+SELECT n_dead_tup, n_live_tup FROM pg_stat_user_tables WHERE relname = 'vb';
+SELECT reltuples FROM pg_class WHERE relname = 'vb';
+-- the indexes forgot the removed rows: index answers match the table
+SET enable_seqscan = off;
+SELECT count(*), sum(id) FROM vb WHERE id > 0;
+SELECT count(*) FROM vb WHERE g = 4;
+RESET enable_seqscan;
+SELECT count(*), sum(id) FROM vh;
+SELECT blink_check('vb_g', true);
+
+-- freed line pointers and space are reused by inserts (the table does
+-- not grow); the indexes stay exact
+SELECT pg_relation_size('vb') AS size_before \gset
+INSERT INTO vb SELECT i, i % 10, 'new' FROM generate_series(30001, 33000) i;
+INSERT INTO vh SELECT i, i % 10, 'new' FROM generate_series(30001, 33000) i;
+SELECT pg_relation_size('vb') = :size_before AS did_not_grow;
+SELECT vac_same_rows('vb', 'vh');
+SET enable_seqscan = off;
+SELECT count(*) FROM vb WHERE id > 30000;
+SELECT count(*) FROM vb WHERE g = 4;
+RESET enable_seqscan;
+SELECT blink_check('vb_g', true);
+
+-- a VACUUM without index cleanup leaves LP_DEAD line pointers; the next
+-- VACUUM frees them
+DELETE FROM vb WHERE id BETWEEN 30001 AND 31000;
+DELETE FROM vh WHERE id BETWEEN 30001 AND 31000;
+VACUUM (INDEX_CLEANUP off) vb;
+SELECT dead AS dead_left FROM vac_lps('vb');
+SET enable_seqscan = off;
+SELECT count(*) FROM vb WHERE id BETWEEN 30001 AND 31000;
+RESET enable_seqscan;
+VACUUM vb;
+SELECT dead AS dead_after FROM vac_lps('vb');
+SELECT vac_same_rows('vb', 'vh');
+SELECT blink_check('vb_g', true);
+
+-- freezing: VACUUM FREEZE freezes every row and advances relfrozenxid
+SELECT relfrozenxid AS fx_before FROM pg_class WHERE relname = 'vb' \gset
+SELECT count(*) FILTER (WHERE infomask LIKE '%XMIN_COMMITTED|XMIN_INVALID%') AS frozen_before
+  FROM blinkheap_page_items('vb', 0) WHERE lp_flags = 'normal';
+VACUUM FREEZE vb;
+SELECT age(relfrozenxid) < age(:'fx_before'::xid) AS advanced
+  FROM pg_class WHERE relname = 'vb';
+SELECT count(*) FILTER (WHERE infomask NOT LIKE '%XMIN_COMMITTED|XMIN_INVALID%') AS unfrozen,
+       count(*) > 0 AS some_rows
+  FROM blinkheap_page_items('vb', 0) WHERE lp_flags = 'normal';
+SELECT count(*) FROM vb;
+SELECT vac_same_rows('vb', 'vh');
+
+-- rows locked by several transactions (a MultiXact) are frozen too
+CREATE TABLE vm (id int PRIMARY KEY, v int) USING blinkheap WITH (autovacuum_enabled = off);
+INSERT INTO vm SELECT i, i FROM generate_series(1, 100) i;
+BEGIN;
+SELECT count(*) FROM (SELECT * FROM vm FOR SHARE) s;
+SAVEPOINT a;
+SELECT count(*) FROM (SELECT * FROM vm FOR UPDATE) s;
+COMMIT;
+VACUUM FREEZE vm;
+SELECT count(*) FILTER (WHERE t_xmax <> '0') AS with_xmax
+  FROM blinkheap_page_items('vm', 0) WHERE lp_flags = 'normal';
+UPDATE vm SET v = v + 1;
+SELECT sum(v) FROM vm;
+SELECT blinkheap_check('vm');
+
+-- a table with no index: dead line pointers are freed in one pass
+CREATE TABLE vn (id int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
+INSERT INTO vn SELECT i, repeat('x', 100) FROM generate_series(1, 5000) i;
+DELETE FROM vn WHERE id % 2 = 0;
+VACUUM vn;
+SELECT normal, dead FROM vac_lps('vn');
+SELECT count(*), sum(id) FROM vn;
+
+-- empty pages at the end are truncated
+DELETE FROM vn WHERE id > 100;
+VACUUM vn;
+SELECT pg_relation_size('vn') / current_setting('block_size')::int AS pages;
+SELECT count(*), sum(id) FROM vn;
+DELETE FROM vn;
+VACUUM vn;
+SELECT pg_relation_size('vn') AS size_after_all_deleted;
+-- and the free space map hands freed space to new rows
+INSERT INTO vn SELECT i, repeat('y', 100) FROM generate_series(1, 50) i;
+SELECT pg_relation_size('vn') / current_setting('block_size')::int AS pages;
+SELECT count(*) FROM vn;
+
+-- the rows of an aborted insert are removed
+BEGIN;
+INSERT INTO vb SELECT i, 0, 'aborted' FROM generate_series(40001, 42000) i;
+ROLLBACK;
+VACUUM vb;
+SELECT count(*) FROM vb WHERE pad = 'aborted';
+SELECT vac_same_rows('vb', 'vh');
+
+-- VACUUM VERBOSE and ANALYZE-with-VACUUM run
+VACUUM (VERBOSE off, ANALYZE) vb;
+
+SELECT blinkheap_check('vb'), blinkheap_check('vn'), blinkheap_check('vm');
+SELECT blink_check('vb_g', true);
+DROP TABLE vb, vh, vm, vn;
+DROP FUNCTION vac_same_rows(regclass, regclass);
+DROP FUNCTION vac_lps(regclass);

@@ -1,0 +1,557 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap_vacuum.c
+ *	  VACUUM of blinkheap tables: removing dead tuples, index cleanup,
+ *	  freezing, relfrozenxid/relminmxid, free space map, truncation.
+ *
+ * Pass 1, block by block, under a cleanup lock (an exclusive lock with no
+ * other pin: scans and slots read tuples through pins without a lock, so
+ * only then may tuples move):
+ *
+ *   - every tuple is judged against OldestXmin.  A DEAD tuple loses its
+ *     storage and its line pointer becomes LP_DEAD -- or LP_UNUSED at once
+ *     when the table has no index; an existing LP_DEAD line pointer (left
+ *     by a VACUUM without index cleanup) is collected again;
+ *   - every tuple that stays is offered to heap_prepare_freeze_tuple with
+ *     FreezeLimit / MultiXactCutoff, which also lowers the new
+ *     relfrozenxid / relminmxid to the oldest xid / multi that stays;
+ *   - if anything changed, ONE generic WAL record carries the page: dead
+ *     line pointers, the compaction (PageRepairFragmentation) and the
+ *     frozen headers (heap_execute_freeze_tuple applies a freeze plan to
+ *     the page copy; it writes nothing itself).  The record may carry hint
+ *     bits set by the freeze: they are in the record, so a standby has them
+ *     too (see blinkheap_visibility.c on hint bits).
+ *
+ * A block whose cleanup lock is not free at once is skipped (like heap's
+ * non-aggressive VACUUM), and then relfrozenxid cannot advance; an
+ * aggressive VACUUM (freeze_table_age reached, FREEZE, DISABLE_PAGE_SKIPPING,
+ * wraparound) waits for the lock instead, so it always scans every block.
+ *
+ * The TIDs of LP_DEAD line pointers go to dead_items (in TID order: blocks
+ * are visited in order).  When it is full, and at the end: every index's
+ * ambulkdelete removes the entries pointing at them, and only then does
+ * pass 2 turn them LP_UNUSED (an exclusive lock is enough: nothing moves),
+ * one record per page.  So a line pointer an index may still point to is
+ * never reused: it stays LP_DEAD until every index has forgotten it, and
+ * inserts reuse only LP_UNUSED ones.  With index_cleanup off, LP_DEAD line
+ * pointers stay for a later VACUUM.
+ *
+ * Then: amvacuumcleanup of every index, the free space map, truncation of
+ * empty pages at the end (only with a conditional AccessExclusiveLock,
+ * rechecked under it), vac_update_relstats (relpages, reltuples, and
+ * relfrozenxid / relminmxid when every block was scanned) and the
+ * statistics collector (n_live_tup, n_dead_tup).  There is no visibility
+ * map: index-only scans always visit the table.
+ *
+ * src/table/blinkheap_vacuum.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/genam.h"
+#include "access/heapam_xlog.h"
+#include "access/multixact.h"
+#include "access/transam.h"
+#include "catalog/storage.h"
+#include "commands/progress.h"
+#include "commands/vacuum.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/autovacuum.h"
+#include "storage/bufmgr.h"
+#include "storage/freespace.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/pg_rusage.h"
+
+#include "table/blinkheap.h"
+
+typedef struct BhVacState
+{
+	Relation	rel;
+	BufferAccessStrategy bstrategy;
+	int			nindexes;
+	Relation   *indrels;
+	IndexBulkDeleteResult **istats;
+	bool		do_index_cleanup;
+
+	/* horizons */
+	TransactionId OldestXmin;
+	TransactionId FreezeLimit;
+	MultiXactId MultiXactCutoff;
+	TransactionId NewRelfrozenXid;	/* oldest xid that stays */
+	MultiXactId NewRelminMxid;	/* oldest multi that stays */
+
+	VacDeadItems *dead_items;
+
+	/* counts */
+	BlockNumber rel_pages;
+	BlockNumber scanned_pages;
+	BlockNumber skipped_pages;
+	BlockNumber nonempty_pages; /* 1 + last block with a used line pointer */
+	double		live_tuples;
+	double		recently_dead_tuples;
+	double		removed_tuples;
+	double		frozen_tuples;
+	int			num_index_scans;
+} BhVacState;
+
+/* Free space of a page for the free space map. */
+static Size
+_bh_vac_free_space(Page page)
+{
+	return _bh_page_free_space(page);
+}
+
+/*
+ * Pass 1 on one block (pinned, cleanup-locked by the caller, who unlocks
+ * and unpins it afterwards).  Returns true if the page still has a used
+ * line pointer.  Adds the page's LP_DEAD TIDs to dead_items (the caller
+ * made room for a page's worth).
+ */
+static bool
+_bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
+{
+	Relation	rel = vs->rel;
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber deadoffs[MaxHeapTuplesPerPage];
+	int			ndead = 0;		/* DEAD tuples to remove now */
+	OffsetNumber olddead[MaxHeapTuplesPerPage];
+	int			nolddead = 0;	/* LP_DEAD already */
+	xl_heap_freeze_tuple *frz;
+	OffsetNumber frzoffs[MaxHeapTuplesPerPage];
+	int			nfrz = 0;
+	bool		used = false;
+
+	frz = palloc(sizeof(xl_heap_freeze_tuple) * MaxHeapTuplesPerPage);
+	*has_dead = false;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleData tup;
+		HTSV_Result res;
+		bool		totally_frozen;
+
+		if (!ItemIdIsUsed(lp))
+			continue;
+		if (ItemIdIsRedirected(lp))
+			_bh_corrupted(rel, blkno, off, "redirect line pointer (blinkheap has no HOT chains)");
+		if (ItemIdIsDead(lp))
+		{
+			olddead[nolddead++] = off;
+			continue;
+		}
+		if (!_bh_get_tuple(rel, buf, off, &tup))
+			continue;
+
+		res = _bh_satisfies_vacuum(&tup, vs->OldestXmin);
+		switch (res)
+		{
+			case HEAPTUPLE_DEAD:
+				deadoffs[ndead++] = off;
+				vs->removed_tuples++;
+				continue;
+			case HEAPTUPLE_LIVE:
+				vs->live_tuples++;
+				break;
+			case HEAPTUPLE_RECENTLY_DEAD:
+				vs->recently_dead_tuples++;
+				break;
+			case HEAPTUPLE_INSERT_IN_PROGRESS:
+				break;
+			case HEAPTUPLE_DELETE_IN_PROGRESS:
+				/* counted live, as heap does: the deleter may abort */
+				vs->live_tuples++;
+				break;
+		}
+
+		/* a tuple that stays: does it need freezing? */
+		if (heap_prepare_freeze_tuple(tup.t_data,
+									  rel->rd_rel->relfrozenxid,
+									  rel->rd_rel->relminmxid,
+									  vs->FreezeLimit, vs->MultiXactCutoff,
+									  &frz[nfrz], &totally_frozen,
+									  &vs->NewRelfrozenXid, &vs->NewRelminMxid))
+			frzoffs[nfrz++] = off;
+	}
+
+	if (ndead > 0 || nfrz > 0)
+	{
+		GenericXLogState *state = GenericXLogStart(rel);
+		Page		copy = GenericXLogRegisterBuffer(state, buf, 0);
+
+		for (int i = 0; i < nfrz; i++)
+		{
+			HeapTupleHeader htup = (HeapTupleHeader)
+			PageGetItem(copy, PageGetItemId(copy, frzoffs[i]));
+
+			heap_execute_freeze_tuple(htup, &frz[i]);
+		}
+		for (int i = 0; i < ndead; i++)
+		{
+			ItemId		lp = PageGetItemId(copy, deadoffs[i]);
+
+			/* with no index nothing can point at it: free it at once */
+			if (vs->nindexes == 0)
+				ItemIdSetUnused(lp);
+			else
+				ItemIdSetDead(lp);
+		}
+		if (ndead > 0)
+		{
+			PageRepairFragmentation(copy);
+			if (vs->nindexes == 0)
+				PageTruncateLinePointerArray(copy);
+		}
+		GenericXLogFinish(state);
+		vs->frozen_tuples += nfrz;
+	}
+	pfree(frz);
+
+	/* the TIDs indexes must forget before pass 2 */
+	if (vs->nindexes > 0)
+	{
+		OffsetNumber all[MaxHeapTuplesPerPage];
+		int			nall = 0;
+		int			i = 0,
+					j = 0;
+
+		/* merge the two sorted offset lists */
+		while (i < nolddead || j < ndead)
+		{
+			if (j >= ndead || (i < nolddead && olddead[i] < deadoffs[j]))
+				all[nall++] = olddead[i++];
+			else
+				all[nall++] = deadoffs[j++];
+		}
+		for (int k = 0; k < nall; k++)
+		{
+			VacDeadItems *di = vs->dead_items;
+
+			Assert(di->num_items < di->max_items);
+			ItemPointerSet(&di->items[di->num_items], blkno, all[k]);
+			di->num_items++;	/* not in the macro: it evaluates it twice */
+		}
+		*has_dead = nall > 0;
+	}
+
+	/* is any line pointer still in use? */
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff && !used; off = OffsetNumberNext(off))
+		used = ItemIdIsUsed(PageGetItemId(page, off));
+	return used;
+}
+
+/*
+ * Pass 2 for the pages in dead_items: every index has forgotten these
+ * TIDs, so their LP_DEAD line pointers become LP_UNUSED.  One record per
+ * page, under an exclusive lock (nothing moves).
+ */
+static void
+_bh_vac_unused_pages(BhVacState *vs)
+{
+	VacDeadItems *di = vs->dead_items;
+	int			i = 0;
+
+	while (i < di->num_items)
+	{
+		BlockNumber blkno = ItemPointerGetBlockNumber(&di->items[i]);
+		Buffer		buf;
+		GenericXLogState *state;
+		Page		copy;
+		Size		freespace;
+
+		vacuum_delay_point();
+		buf = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 vs->bstrategy);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		_bh_check_page(vs->rel, buf);
+		state = GenericXLogStart(vs->rel);
+		copy = GenericXLogRegisterBuffer(state, buf, 0);
+		for (; i < di->num_items && ItemPointerGetBlockNumber(&di->items[i]) == blkno; i++)
+		{
+			OffsetNumber off = ItemPointerGetOffsetNumber(&di->items[i]);
+			ItemId		lp = PageGetItemId(copy, off);
+
+			if (off > PageGetMaxOffsetNumber(copy) || !ItemIdIsDead(lp))
+				_bh_corrupted(vs->rel, blkno, off,
+							  "a line pointer VACUUM marked dead is no longer dead");
+			ItemIdSetUnused(lp);
+		}
+		PageTruncateLinePointerArray(copy);
+		PageSetHasFreeLinePointers(copy);
+		freespace = _bh_vac_free_space(copy);
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buf);
+		RecordPageWithFreeSpace(vs->rel, blkno, freespace);
+	}
+	pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_VACUUMED,
+								 vs->scanned_pages);
+}
+
+/* Index pass and pass 2 for what dead_items holds; then empty it. */
+static void
+_bh_vac_flush(BhVacState *vs)
+{
+	if (vs->dead_items->num_items == 0)
+		return;
+	if (vs->do_index_cleanup)
+	{
+		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+									 PROGRESS_VACUUM_PHASE_VACUUM_INDEX);
+		for (int i = 0; i < vs->nindexes; i++)
+		{
+			IndexVacuumInfo ivinfo;
+
+			ivinfo.index = vs->indrels[i];
+			ivinfo.analyze_only = false;
+			ivinfo.report_progress = false;
+			ivinfo.estimated_count = true;
+			ivinfo.message_level = DEBUG2;
+			ivinfo.num_heap_tuples = vs->rel->rd_rel->reltuples;
+			ivinfo.strategy = vs->bstrategy;
+			vs->istats[i] = vac_bulkdel_one_index(&ivinfo, vs->istats[i],
+												  vs->dead_items);
+		}
+		vs->num_index_scans++;
+		pgstat_progress_update_param(PROGRESS_VACUUM_NUM_INDEX_VACUUMS,
+									 vs->num_index_scans);
+		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+									 PROGRESS_VACUUM_PHASE_VACUUM_HEAP);
+		_bh_vac_unused_pages(vs);
+		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+									 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
+	}
+	vs->dead_items->num_items = 0;
+}
+
+/* Is block blkno empty: a zero page, or no used line pointer? */
+static bool
+_bh_vac_page_empty(BhVacState *vs, BlockNumber blkno)
+{
+	Buffer		buf = ReadBufferExtended(vs->rel, MAIN_FORKNUM, blkno,
+										 RBM_NORMAL, vs->bstrategy);
+	Page		page;
+	bool		empty = true;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!PageIsNew(page))
+	{
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff && empty;
+			 off = OffsetNumberNext(off))
+			empty = !ItemIdIsUsed(PageGetItemId(page, off));
+	}
+	UnlockReleaseBuffer(buf);
+	return empty;
+}
+
+/*
+ * Give the empty pages at the end back to the file system, if an
+ * AccessExclusiveLock can be had at once (VACUUM must not queue behind
+ * readers and stall everyone queued behind it).  Under the lock nobody
+ * can add a tuple, so the pages found empty stay empty.
+ */
+static void
+_bh_vac_truncate(BhVacState *vs)
+{
+	BlockNumber nblocks;
+	BlockNumber newblocks;
+
+	if (!ConditionalLockRelation(vs->rel, AccessExclusiveLock))
+		return;
+	nblocks = RelationGetNumberOfBlocks(vs->rel);
+	newblocks = nblocks;
+	while (newblocks > vs->nonempty_pages &&
+		   _bh_vac_page_empty(vs, newblocks - 1))
+	{
+		CHECK_FOR_INTERRUPTS();
+		newblocks--;
+	}
+	if (newblocks < nblocks)
+	{
+		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+									 PROGRESS_VACUUM_PHASE_TRUNCATE);
+		RelationTruncate(vs->rel, newblocks);
+		vs->rel_pages = newblocks;
+		ereport(DEBUG1,
+				(errmsg("\"%s\": truncated %u to %u pages",
+						RelationGetRelationName(vs->rel), nblocks, newblocks)));
+	}
+	UnlockRelation(vs->rel, AccessExclusiveLock);
+}
+
+/*
+ * table_relation_vacuum: VACUUM (not FULL) of a blinkheap table, also for
+ * autovacuum.  The caller holds ShareUpdateExclusiveLock on rel.
+ */
+void
+blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
+						  BufferAccessStrategy bstrategy)
+{
+	BhVacState	vs = {0};
+	bool		aggressive;
+	MultiXactId OldestMxact;
+	int			work_mem_kb;
+	int			max_items;
+	bool		scanned_all;
+	bool		frozenxid_updated,
+				minmulti_updated;
+	double		new_live_tuples;
+	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
+	PGRUsage	ru0;
+
+	pg_rusage_init(&ru0);
+	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM, RelationGetRelid(rel));
+
+	vs.rel = rel;
+	vs.bstrategy = bstrategy;
+	aggressive = vacuum_set_xid_limits(rel,
+									   params->freeze_min_age,
+									   params->freeze_table_age,
+									   params->multixact_freeze_min_age,
+									   params->multixact_freeze_table_age,
+									   &vs.OldestXmin, &OldestMxact,
+									   &vs.FreezeLimit, &vs.MultiXactCutoff);
+	if (params->options & VACOPT_DISABLE_PAGE_SKIPPING)
+		aggressive = true;
+	vs.NewRelfrozenXid = vs.OldestXmin;
+	vs.NewRelminMxid = OldestMxact;
+
+	vac_open_indexes(rel, RowExclusiveLock, &vs.nindexes, &vs.indrels);
+	vs.istats = palloc0(sizeof(IndexBulkDeleteResult *) * Max(vs.nindexes, 1));
+	vs.do_index_cleanup = vs.nindexes > 0 &&
+		params->index_cleanup != VACOPTVALUE_DISABLED;
+
+	vs.rel_pages = RelationGetNumberOfBlocks(rel);
+
+	/* room for dead TIDs: as much as the work memory setting allows */
+	work_mem_kb = (IsAutoVacuumWorkerProcess() && autovacuum_work_mem != -1) ?
+		autovacuum_work_mem : maintenance_work_mem;
+	max_items = (int) Min((double) MAXDEADITEMS((Size) work_mem_kb * 1024),
+						  (double) MAXDEADITEMS(MaxAllocSize));
+	max_items = (int) Min((double) max_items,
+						  (double) Max(vs.rel_pages, 1) * MaxHeapTuplesPerPage);
+	max_items = Max(max_items, MaxHeapTuplesPerPage);
+	vs.dead_items = palloc(vac_max_items_to_alloc_size(max_items));
+	vs.dead_items->max_items = max_items;
+	vs.dead_items->num_items = 0;
+
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_SCAN_HEAP);
+	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, vs.rel_pages);
+	pgstat_progress_update_param(PROGRESS_VACUUM_MAX_DEAD_TUPLES, max_items);
+
+	for (BlockNumber blkno = 0; blkno < vs.rel_pages; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		bool		has_dead;
+
+		vacuum_delay_point();
+
+		/* room for one more page's dead TIDs */
+		if (vs.dead_items->max_items - vs.dead_items->num_items < MaxHeapTuplesPerPage)
+			_bh_vac_flush(&vs);
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, bstrategy);
+		if (!ConditionalLockBufferForCleanup(buf))
+		{
+			if (!aggressive)
+			{
+				/* somebody holds a pin: leave the page for next time */
+				ReleaseBuffer(buf);
+				vs.skipped_pages++;
+				vs.nonempty_pages = blkno + 1;
+				continue;
+			}
+			LockBufferForCleanup(buf);
+		}
+		vs.scanned_pages++;
+		pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
+									 vs.scanned_pages);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page))
+		{
+			/* never initialized: the whole page is free */
+			UnlockReleaseBuffer(buf);
+			RecordPageWithFreeSpace(rel, blkno, _bh_page_free_space(page));
+			continue;
+		}
+		_bh_check_page(rel, buf);
+		if (_bh_vac_prune_page(&vs, buf, &has_dead))
+			vs.nonempty_pages = blkno + 1;
+		if (!has_dead)
+		{
+			Size		freespace = _bh_vac_free_space(page);
+
+			UnlockReleaseBuffer(buf);
+			RecordPageWithFreeSpace(rel, blkno, freespace);
+		}
+		else
+			UnlockReleaseBuffer(buf);	/* pass 2 records its free space */
+	}
+	_bh_vac_flush(&vs);
+	FreeSpaceMapVacuum(rel);
+
+	/* index cleanup, and the indexes' own statistics */
+	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
+								 PROGRESS_VACUUM_PHASE_INDEX_CLEANUP);
+	scanned_all = vs.skipped_pages == 0;
+	new_live_tuples = scanned_all ? vs.live_tuples :
+		vac_estimate_reltuples(rel, vs.rel_pages, vs.scanned_pages, vs.live_tuples);
+	for (int i = 0; i < vs.nindexes && params->index_cleanup != VACOPTVALUE_DISABLED; i++)
+	{
+		IndexVacuumInfo ivinfo;
+
+		ivinfo.index = vs.indrels[i];
+		ivinfo.analyze_only = false;
+		ivinfo.report_progress = false;
+		ivinfo.estimated_count = !scanned_all;
+		ivinfo.message_level = DEBUG2;
+		ivinfo.num_heap_tuples = new_live_tuples;
+		ivinfo.strategy = bstrategy;
+		vs.istats[i] = vac_cleanup_one_index(&ivinfo, vs.istats[i]);
+		if (vs.istats[i] && !vs.istats[i]->estimated_count)
+			vac_update_relstats(vs.indrels[i], vs.istats[i]->num_pages,
+								vs.istats[i]->num_index_tuples, 0, false,
+								InvalidTransactionId, InvalidMultiXactId,
+								NULL, NULL, false);
+	}
+
+	if (params->truncate != VACOPTVALUE_DISABLED && vs.nonempty_pages < vs.rel_pages)
+		_bh_vac_truncate(&vs);
+
+	/*
+	 * relfrozenxid and relminmxid advance only when every block was
+	 * scanned: a skipped block may hold anything.
+	 */
+	vac_update_relstats(rel, vs.rel_pages, new_live_tuples, 0,
+						vs.nindexes > 0,
+						scanned_all ? vs.NewRelfrozenXid : InvalidTransactionId,
+						scanned_all ? vs.NewRelminMxid : InvalidMultiXactId,
+						&frozenxid_updated, &minmulti_updated, false);
+	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
+						 Max(new_live_tuples, 0),
+						 vs.recently_dead_tuples + vs.dead_items->num_items);
+
+	ereport(elevel,
+			(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages (%u skipped), %d index scans",
+					RelationGetRelationName(rel), vs.removed_tuples,
+					vs.frozen_tuples, vs.live_tuples, vs.recently_dead_tuples,
+					vs.rel_pages, vs.skipped_pages, vs.num_index_scans),
+			 errdetail_internal("relfrozenxid %s, relminmxid %s. %s",
+								frozenxid_updated ? "advanced" : "unchanged",
+								minmulti_updated ? "advanced" : "unchanged",
+								pg_rusage_show(&ru0))));
+
+	vac_close_indexes(vs.nindexes, vs.indrels, NoLock);
+	pgstat_progress_end_command();
+}
