@@ -7,6 +7,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS blinkam;
 RESET client_min_messages;
 SET enable_bitmapscan = off;
+-- page counts below must not include pages a worker added ahead of need
+SET blinkam.enable_pools = off;
 
 CREATE FUNCTION vac_same_rows(a regclass, b regclass) RETURNS bigint
 LANGUAGE plpgsql AS $$
@@ -39,8 +41,17 @@ DELETE FROM vb WHERE id % 4 = 0;
 DELETE FROM vh WHERE id % 4 = 0;
 UPDATE vb SET pad = repeat('q', 50) WHERE id % 10 = 1;
 UPDATE vh SET pad = repeat('q', 50) WHERE id % 10 = 1;
+-- the deletes' counts reach the statistics before VACUUM reports
+SELECT pg_stat_force_next_flush();
 SELECT dead_tuples, dead, normal FROM vac_lps('vb');
+-- no hint bits yet: every reader asks the commit log
+SELECT count(*) FILTER (WHERE infomask LIKE '%XMIN_COMMITTED%') AS hinted
+  FROM blinkheap_page_items('vb', 1) WHERE lp_flags = 'normal';
 VACUUM vb;
+-- VACUUM's record for the page set them
+SELECT count(*) FILTER (WHERE infomask NOT LIKE '%XMIN_COMMITTED%') AS unhinted,
+       count(*) > 0 AS some_rows
+  FROM blinkheap_page_items('vb', 1) WHERE lp_flags = 'normal';
 VACUUM vh;
 -- dead tuples are gone; their line pointers were freed after index cleanup
 SELECT normal, dead, unused > 0 AS some_unused, dead_tuples FROM vac_lps('vb');

@@ -15,12 +15,16 @@
  *   - every tuple that stays is offered to heap_prepare_freeze_tuple with
  *     FreezeLimit / MultiXactCutoff, which also lowers the new
  *     relfrozenxid / relminmxid to the oldest xid / multi that stays;
+ *   - a tuple whose inserter committed gets HEAP_XMIN_COMMITTED, so that
+ *     later readers need not ask the commit log (the record is in WAL after
+ *     the inserter's commit record, so the hint cannot survive a crash that
+ *     loses the commit);
  *   - if anything changed, ONE generic WAL record carries the page: dead
- *     line pointers, the compaction (PageRepairFragmentation) and the
- *     frozen headers (heap_execute_freeze_tuple applies a freeze plan to
- *     the page copy; it writes nothing itself).  The record may carry hint
- *     bits set by the freeze: they are in the record, so a standby has them
- *     too (see blinkheap_visibility.c on hint bits).
+ *     line pointers, the compaction (PageRepairFragmentation), the hint
+ *     bits and the frozen headers (heap_execute_freeze_tuple applies a
+ *     freeze plan to the page copy; it writes nothing itself).  Hint bits
+ *     set here are in the record, so a standby has them too (see
+ *     blinkheap_visibility.c on hint bits).
  *
  * A block whose cleanup lock is not free at once is skipped (like heap's
  * non-aggressive VACUUM), and then relfrozenxid cannot advance; an
@@ -125,6 +129,8 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 	xl_heap_freeze_tuple *frz;
 	OffsetNumber frzoffs[MaxHeapTuplesPerPage];
 	int			nfrz = 0;
+	OffsetNumber hintoffs[MaxHeapTuplesPerPage];
+	int			nhint = 0;
 	bool		used = false;
 
 	frz = palloc(sizeof(xl_heap_freeze_tuple) * MaxHeapTuplesPerPage);
@@ -170,6 +176,15 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 				break;
 		}
 
+		/*
+		 * LIVE, RECENTLY_DEAD and DELETE_IN_PROGRESS all mean the inserter
+		 * committed (VACUUM inserts nothing, so the tuple is not its own):
+		 * remember that in the tuple, so that readers skip the commit log.
+		 */
+		if (res != HEAPTUPLE_INSERT_IN_PROGRESS &&
+			!HeapTupleHeaderXminCommitted(tup.t_data))
+			hintoffs[nhint++] = off;
+
 		/* a tuple that stays: does it need freezing? */
 		if (heap_prepare_freeze_tuple(tup.t_data,
 									  rel->rd_rel->relfrozenxid,
@@ -180,11 +195,20 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			frzoffs[nfrz++] = off;
 	}
 
-	if (ndead > 0 || nfrz > 0)
+	if (ndead > 0 || nfrz > 0 || nhint > 0)
 	{
 		GenericXLogState *state = GenericXLogStart(rel);
 		Page		copy = GenericXLogRegisterBuffer(state, buf, 0);
 
+		/* hint bits, in this record: a standby gets them too */
+		for (int i = 0; i < nhint; i++)
+		{
+			HeapTupleHeader htup = (HeapTupleHeader)
+			PageGetItem(copy, PageGetItemId(copy, hintoffs[i]));
+
+			htup->t_infomask |= HEAP_XMIN_COMMITTED;
+		}
+		/* freezing rewrites infomask from the plan: after the hints */
 		for (int i = 0; i < nfrz; i++)
 		{
 			HeapTupleHeader htup = (HeapTupleHeader)
@@ -202,12 +226,12 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			else
 				ItemIdSetDead(lp);
 		}
+		/*
+		 * compacts the tuples, cuts trailing unused line pointers and sets
+		 * the page's has-free-line-pointers hint
+		 */
 		if (ndead > 0)
-		{
 			PageRepairFragmentation(copy);
-			if (vs->nindexes == 0)
-				PageTruncateLinePointerArray(copy);
-		}
 		GenericXLogFinish(state);
 		vs->frozen_tuples += nfrz;
 	}
@@ -283,8 +307,8 @@ _bh_vac_unused_pages(BhVacState *vs)
 							  "a line pointer VACUUM marked dead is no longer dead");
 			ItemIdSetUnused(lp);
 		}
+		/* at least one is unused now: cut the trailing ones, set the hint */
 		PageTruncateLinePointerArray(copy);
-		PageSetHasFreeLinePointers(copy);
 		freespace = _bh_vac_free_space(copy);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
