@@ -9,6 +9,7 @@
 #   make bench           IoT insert benchmark on a private temporary cluster
 #   make bench-keys      btree vs blink: WAL per row, random inserts, lookups
 #   make bench-splits    concurrent splits: btree vs blink with/without pools
+#   make bench-table     blinkheap vs heap: WAL and size per row, seq scans
 #   make installcheck    the suites through PGXS, against an installed build
 
 EXTENSION = blinkam
@@ -41,6 +42,7 @@ OBJS = \
 	src/table/blinkheap_fetch.o \
 	src/table/blinkheap_handler.o \
 	src/table/blinkheap_page.o \
+	src/table/blinkheap_pool.o \
 	src/table/blinkheap_scan.o \
 	src/table/blinkheap_vacuum.o \
 	src/table/blinkheap_verify.o \
@@ -71,7 +73,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits
+.PHONY: test test-assert bench bench-keys bench-splits bench-table
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -87,3 +89,6 @@ bench-keys:
 
 bench-splits:
 	bench/splits.sh
+
+bench-table:
+	bench/table.sh

@@ -26,6 +26,7 @@
 #include "common/shmem.h"
 #include "common/workers.h"
 #include "index/blink.h"
+#include "table/blinkheap.h"
 
 PG_MODULE_MAGIC;
 
@@ -52,6 +53,7 @@ _PG_init(void)
 
 	/* the access methods */
 	blink_init();
+	blinkheap_init();
 
 	if (blinkam_enable_workers)
 		blinkam_register_launcher();

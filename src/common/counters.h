@@ -28,11 +28,11 @@
 	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
 	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend (workers included)") \
 	X(SPLITS_REPAIRED_BY_WORKER, "splits_repaired_by_worker", "abandoned blink splits finished by a blinkam worker") \
-	X(POOL_PAGES_TAKEN, "pool_pages_taken", "new pages that splits took from a page pool") \
-	X(POOL_MISSES, "pool_misses", "splits that found their pool empty and got a page themselves") \
+	X(POOL_PAGES_TAKEN, "pool_pages_taken", "new pages that splits (blink) or inserts (blinkheap) took from a page pool") \
+	X(POOL_MISSES, "pool_misses", "splits or inserts that found their pool empty and got a page themselves") \
 	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
 	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
-	X(POOL_PAGES_FROM_FSM, "pool_pages_from_fsm", "pages that refills took from the free space map instead of extending the index") \
+	X(POOL_PAGES_FROM_FSM, "pool_pages_from_fsm", "pages that refills took from an index's free space map instead of extending it") \
 	X(POOL_PAGES_RETURNED, "pool_pages_returned", "pages of recycled pool slots that workers recorded in the free space map") \
 	X(POOL_PAGES_STRANDED, "pool_pages_stranded", "pages of recycled pool slots the return queue had no room for (VACUUM or the start-up sweep finds them)") \
 	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \

@@ -100,9 +100,9 @@ blinkam_define_gucs(void)
 							 &blinkam_defer_inserts, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.enable_pools",
-							 "Lets blink splits take new pages from preallocated pools.",
-							 "When off, a split finds its new page in the free space map or "
-							 "extends the index itself.",
+							 "Lets blink splits and blinkheap inserts take new pages from preallocated pools.",
+							 "When off, a split or insert finds its new page in the free space map or "
+							 "extends the relation itself.",
 							 &blinkam_enable_pools, true,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.pool_relations",

@@ -117,6 +117,9 @@ typedef struct BlinkPoolSlot
 	Oid			relid;
 	RelFileNode node;
 	bool		refill;			/* a refill is requested */
+	bool		internal;		/* the relation has internal pages (an
+								 * index); a table's pool holds leaf
+								 * (data) pages only */
 	uint64		last_used;		/* pool tick of the last take */
 	int			n[2];			/* blocks held, [0] leaf, [1] internal */
 	int			target[2];		/* what a refill fills up to (by demand:
@@ -227,6 +230,8 @@ refill_need(BlinkPoolSlot *s, int kind)
 	int			low,
 				high;
 
+	if (kind == 1 && !s->internal)
+		return 0;
 	watermarks(kind, &low, &high);
 	return Max(Min(Max(s->target[kind], low), high) - s->n[kind], 0);
 }
@@ -399,6 +404,7 @@ blinkam_pool_take(Relation rel, bool leaf)
 		Pools->slots[slot].node = rel->rd_node;
 		Pools->slots[slot].n[0] = Pools->slots[slot].n[1] = 0;
 		Pools->slots[slot].refill = false;
+		Pools->slots[slot].internal = rel->rd_rel->relkind == RELKIND_INDEX;
 		for (int k = 0; k < 2; k++)
 		{
 			int			klow,

@@ -17,7 +17,13 @@
 
 extern void blinkam_pool_init(void);
 
-/* for the access methods */
+/*
+ * For the access methods: a zero page of rel, already added to the file by
+ * a worker, or InvalidBlockNumber (then get one yourself).  An index asks
+ * for leaf or internal pages; a table for leaf (data) pages only.  The
+ * caller must claim the page under its buffer lock (it may have been
+ * taken through the free space map meanwhile).
+ */
 extern bool blinkam_pool_applies(Relation rel);
 extern BlockNumber blinkam_pool_take(Relation rel, bool leaf);
 

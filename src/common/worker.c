@@ -185,7 +185,7 @@ worker_refill_one(void)
 
 	blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * n);
 	nblocks = RelationGetNumberOfBlocks(rel);
-	while (got < n)
+	while (got < n && kind->take_free_page != NULL)
 	{
 		BlockNumber blkno = kind->take_free_page(rel);
 
@@ -315,13 +315,13 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 	CommitTransactionCommand();
 }
 
-/* Is a relation with this pg_class row of a registered kind? */
+/* Is a relation with this pg_class row of a kind the start-up sweep reads? */
 static bool
 worker_serves(Form_pg_class form)
 {
 	for (int i = 0; i < nkinds; i++)
 	{
-		if (form->relkind == kinds[i]->relkind &&
+		if (kinds[i]->sweep && form->relkind == kinds[i]->relkind &&
 			form->relam == get_am_oid(kinds[i]->amname, true))
 			return true;
 	}

@@ -24,19 +24,24 @@
  * (the repair sweep).  Registered from _PG_init; the workers call nothing
  * of an access method but these.
  *
- * take_free_page: a block the free space map offers as free (it leaves
- * the map), or InvalidBlockNumber.  record_free_page records a zero page;
- * free_pages_recorded makes the recorded pages findable.  first_block:
- * blocks below it are never free (a metapage).  repair_page: called for
- * every block of every such relation after each start (and for the blocks
- * in shared buffers first); sets *isnew for a zero page; NULL if the
- * access method has nothing to repair.
+ * take_free_page: a block the free space map offers as wholly free (it
+ * leaves the map), or InvalidBlockNumber; NULL if the map cannot tell
+ * wholly free pages (a table's): refills then only extend.
+ * record_free_page records a zero page; free_pages_recorded makes the
+ * recorded pages findable.  first_block: blocks below it are never free (a
+ * metapage).  sweep: after each start, read every block of every such
+ * relation (those in shared buffers first), calling repair_page (sets
+ * *isnew for a zero page; NULL: nothing to repair) and recording zero
+ * pages in the free space map -- for indexes; a table's VACUUM records its
+ * zero pages instead, and reading whole tables at every start would cost
+ * too much.
  */
 typedef struct BlinkamRelationKind
 {
 	const char *amname;			/* pg_am.amname */
 	char		relkind;		/* RELKIND_INDEX or RELKIND_RELATION */
 	BlockNumber first_block;
+	bool		sweep;
 	BlockNumber (*take_free_page) (Relation rel);
 	void		(*record_free_page) (Relation rel, BlockNumber blkno);
 	void		(*free_pages_recorded) (Relation rel);

@@ -69,6 +69,7 @@ static const BlinkamRelationKind blink_relation_kind = {
 	.amname = "blink",
 	.relkind = RELKIND_INDEX,
 	.first_block = BLINK_METAPAGE + 1,
+	.sweep = true,
 	.take_free_page = GetFreeIndexPage,
 	.record_free_page = RecordFreeIndexPage,
 	.free_pages_recorded = IndexFreeSpaceMapVacuum,

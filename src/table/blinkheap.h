@@ -125,6 +125,13 @@ extern bool _bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off,
 extern Size _bh_page_free_space(Page page);
 extern Buffer _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 								  BulkInsertState bistate, bool *is_new);
+extern void _bh_lock_pair(Buffer buf, Buffer otherBuffer);
+
+/* blinkheap_pool.c */
+extern Buffer _bh_pool_page(Relation rel, Size need, Size save,
+							Buffer otherBuffer, BufferAccessStrategy strategy,
+							bool *is_new);
+extern void blinkheap_init(void);
 extern OffsetNumber _bh_place_tuple(Relation rel, Page page, BlockNumber blkno,
 									HeapTuple tuple);
 

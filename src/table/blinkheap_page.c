@@ -192,7 +192,7 @@ _bh_save_free_space(Relation rel)
  * Lock buf (and otherBuffer, if valid) exclusively, lower block number
  * first.  Both are pinned by the caller.
  */
-static void
+void
 _bh_lock_pair(Buffer buf, Buffer otherBuffer)
 {
 	if (!BufferIsValid(otherBuffer))
@@ -282,6 +282,14 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 		ReleaseBuffer(buf);
 		target = RecordAndGetPageWithFreeSpace(rel, target, freespace,
 											   need + save);
+	}
+
+	/* a zero page a worker added ahead of need (blinkheap_pool.c) */
+	buf = _bh_pool_page(rel, need, save, otherBuffer, strategy, is_new);
+	if (BufferIsValid(buf))
+	{
+		RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
+		return buf;
 	}
 
 	/*

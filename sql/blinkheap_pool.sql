@@ -1,0 +1,74 @@
+--
+-- blinkheap insert pages from the page pools: once a table has run out of
+-- room, the worker adds pages ahead of need and inserts take them
+-- instead of extending the table themselves.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS blinkam;
+RESET client_min_messages;
+
+CREATE TABLE pb (id int, pad text) USING blinkheap;
+CREATE TABLE ph (id int, pad text);
+CREATE INDEX pb_id ON pb USING blink (id);
+
+-- wait (up to 30 s) until the worker has put at least 4 pages in the pool
+CREATE FUNCTION pool_pages(t regclass) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE n int;
+BEGIN
+	FOR i IN 1 .. 300 LOOP
+		SELECT leaf_pages INTO n FROM blinkam_pools() WHERE index = t;
+		IF coalesce(n, 0) >= 4 THEN
+			RETURN n;
+		END IF;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN 0;
+END $$;
+
+-- the first extension creates the pool and asks for a refill
+INSERT INTO pb SELECT i, repeat('x', 200) FROM generate_series(1, 2000) i;
+INSERT INTO ph SELECT * FROM pb;
+SELECT pool_pages('pb') > 0 AS pool_filled;
+-- a table's pool holds data pages only
+SELECT internal_pages, internal_low > 0 AS has_watermark FROM blinkam_pools() WHERE index = 'pb'::regclass;
+
+SELECT value AS taken_before FROM blinkam_stats() WHERE name = 'pool_pages_taken' \gset
+SELECT value AS misses_before FROM blinkam_stats() WHERE name = 'pool_misses' \gset
+-- about 3 pages of rows: the pool has at least 4
+INSERT INTO pb SELECT i, repeat('y', 200) FROM generate_series(2001, 2100) i;
+INSERT INTO ph SELECT i, repeat('y', 200) FROM generate_series(2001, 2100) i;
+-- the new rows went to pooled pages: the inserts never extended the table
+SELECT value > :taken_before AS pages_taken FROM blinkam_stats() WHERE name = 'pool_pages_taken';
+SELECT value = :misses_before AS no_miss FROM blinkam_stats() WHERE name = 'pool_misses';
+
+-- answers are heap's; pooled zero pages are skipped by scans and by the check
+SELECT (SELECT count(*) FROM (TABLE pb EXCEPT ALL TABLE ph) a) +
+       (SELECT count(*) FROM (TABLE ph EXCEPT ALL TABLE pb) b) AS differences;
+SET enable_seqscan = off;
+SELECT count(*), sum(id) FROM pb WHERE id > 0;
+RESET enable_seqscan;
+SELECT count(*), sum(id) FROM ph;
+
+-- VACUUM records the pool's zero pages in the free space map; no page is used twice
+VACUUM pb;
+INSERT INTO pb SELECT i, repeat('z', 200) FROM generate_series(3001, 3600) i;
+INSERT INTO ph SELECT i, repeat('z', 200) FROM generate_series(3001, 3600) i;
+SELECT (SELECT count(*) FROM (TABLE pb EXCEPT ALL TABLE ph) a) +
+       (SELECT count(*) FROM (TABLE ph EXCEPT ALL TABLE pb) b) AS differences;
+
+-- TRUNCATE gives the table a new file: inserts go on; the old file's pool
+-- is dropped when the new one needs a pool
+SELECT relfilenode AS old_node FROM pg_class WHERE relname = 'pb' \gset
+TRUNCATE pb;
+INSERT INTO pb SELECT i, repeat('t', 200) FROM generate_series(1, 2000) i;
+SELECT count(*) FROM pb;
+SELECT count(*) AS old_file_pools FROM blinkam_pools() WHERE relfilenode = :old_node;
+SELECT relfilenode AS new_node FROM pg_class WHERE relname = 'pb' \gset
+
+SELECT blinkheap_check('pb');
+SELECT blink_check('pb_id', true);
+SELECT count(*) AS pools_before_drop FROM blinkam_pools() WHERE relfilenode = :new_node;
+DROP TABLE pb, ph;
+-- DROP frees the pool
+SELECT count(*) AS pools_after_drop FROM blinkam_pools() WHERE relfilenode = :new_node;
+DROP FUNCTION pool_pages(regclass);
