@@ -37,12 +37,14 @@ OBJS = \
 	src/index/defer.o \
 	src/index/onconflict.o \
 	src/index/splitreg.o \
+	src/table/blinkheap_bitmap.o \
 	src/table/blinkheap_build.o \
 	src/table/blinkheap_dml.o \
 	src/table/blinkheap_fetch.o \
 	src/table/blinkheap_handler.o \
 	src/table/blinkheap_page.o \
 	src/table/blinkheap_pool.o \
+	src/table/blinkheap_rewrite.o \
 	src/table/blinkheap_scan.o \
 	src/table/blinkheap_vacuum.o \
 	src/table/blinkheap_verify.o \

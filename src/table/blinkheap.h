@@ -115,6 +115,27 @@ extern const TableAmRoutine *blinkheap_routine(void);
 extern void blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 									  BufferAccessStrategy bstrategy);
 
+/* blinkheap_rewrite.c */
+extern void blinkheap_relation_copy_data(Relation rel,
+										 const RelFileNode *newrnode);
+extern void blinkheap_relation_copy_for_cluster(Relation OldTable,
+												Relation NewTable,
+												Relation OldIndex,
+												bool use_sort,
+												TransactionId OldestXmin,
+												TransactionId *xid_cutoff,
+												MultiXactId *multi_cutoff,
+												double *num_tuples,
+												double *tups_vacuumed,
+												double *tups_recently_dead);
+
+/* blinkheap_bitmap.c */
+extern bool blinkheap_scan_bitmap_next_block(TableScanDesc sscan,
+											 struct TBMIterateResult *tbmres);
+extern bool blinkheap_scan_bitmap_next_tuple(TableScanDesc sscan,
+											 struct TBMIterateResult *tbmres,
+											 TupleTableSlot *slot);
+
 /* blinkheap_page.c */
 extern void _bh_init_page(Page page);
 extern void _bh_check_page(Relation rel, Buffer buf);
@@ -168,6 +189,11 @@ extern bool blinkheap_scan_getnextslot_tidrange(TableScanDesc sscan,
 extern bool _bh_scan_next_block(BlinkheapScanDesc scan, ScanDirection dir);
 extern void _bh_scan_set_limits(BlinkheapScanDesc scan, BlockNumber start,
 								BlockNumber nblocks);
+extern bool blinkheap_scan_sample_next_block(TableScanDesc sscan,
+											 struct SampleScanState *scanstate);
+extern bool blinkheap_scan_sample_next_tuple(TableScanDesc sscan,
+											 struct SampleScanState *scanstate,
+											 TupleTableSlot *slot);
 extern bool blinkheap_scan_analyze_next_block(TableScanDesc sscan,
 											  BlockNumber blockno,
 											  BufferAccessStrategy bstrategy);

@@ -17,11 +17,12 @@
  * fillfactor is honoured by inserts; the vacuum and autovacuum options
  * work as for heap (VACUUM: blinkheap_vacuum.c).
  *
- * Callbacks marked "phase 2" are not implemented yet; each raises
- * ERRCODE_FEATURE_NOT_SUPPORTED naming the feature.  Bitmap heap
- * scans are switched off by leaving scan_bitmap_next_block/tuple NULL,
- * which PostgreSQL documents: the planner then never builds a bitmap heap
- * scan on a blinkheap table, so no query fails for want of one.
+ * The callbacks live in the files of their group: scans, TABLESAMPLE
+ * and bitmap heap scans in blinkheap_scan.c and blinkheap_bitmap.c,
+ * SET TABLESPACE, CLUSTER and VACUUM FULL in blinkheap_rewrite.c.
+ * Callbacks marked "phase 2" (INSERT ... ON CONFLICT) are not
+ * implemented yet; each raises ERRCODE_FEATURE_NOT_SUPPORTED naming the
+ * feature.
  *
  * src/table/blinkheap_handler.c
  *
@@ -151,46 +152,6 @@ blinkheap_relation_estimate_size(Relation rel, int32 *attr_widths,
 	*allvisfrac = 0;
 }
 
-/* phase 2: ALTER TABLE ... SET TABLESPACE */
-static void
-blinkheap_relation_copy_data(Relation rel, const RelFileNode *newrnode)
-{
-	BH_NOT_YET("ALTER TABLE ... SET TABLESPACE");
-}
-
-/* phase 2: CLUSTER and VACUUM FULL */
-static void
-blinkheap_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
-									Relation OldIndex, bool use_sort,
-									TransactionId OldestXmin,
-									TransactionId *xid_cutoff,
-									MultiXactId *multi_cutoff,
-									double *num_tuples,
-									double *tups_vacuumed,
-									double *tups_recently_dead)
-{
-	BH_NOT_YET("CLUSTER and VACUUM FULL");
-}
-
-/* phase 2: TABLESAMPLE */
-static bool
-blinkheap_scan_sample_next_block(TableScanDesc scan,
-								 struct SampleScanState *scanstate)
-{
-	BH_NOT_YET("TABLESAMPLE");
-	return false;
-}
-
-/* phase 2: TABLESAMPLE */
-static bool
-blinkheap_scan_sample_next_tuple(TableScanDesc scan,
-								 struct SampleScanState *scanstate,
-								 TupleTableSlot *slot)
-{
-	BH_NOT_YET("TABLESAMPLE");
-	return false;
-}
-
 /* phase 2: INSERT ... ON CONFLICT */
 static void
 blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
@@ -263,9 +224,8 @@ static const TableAmRoutine blinkheap_methods = {
 
 	.relation_estimate_size = blinkheap_relation_estimate_size,
 
-	/* phase 2: bitmap heap scans (NULL: the planner does not plan them) */
-	.scan_bitmap_next_block = NULL,
-	.scan_bitmap_next_tuple = NULL,
+	.scan_bitmap_next_block = blinkheap_scan_bitmap_next_block,
+	.scan_bitmap_next_tuple = blinkheap_scan_bitmap_next_tuple,
 	.scan_sample_next_block = blinkheap_scan_sample_next_block,
 	.scan_sample_next_tuple = blinkheap_scan_sample_next_tuple
 };

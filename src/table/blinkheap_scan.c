@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * blinkheap_scan.c
- *	  Sequential, parallel sequential, TID range and ANALYZE scans of
- *	  blinkheap tables.
+ *	  Sequential, parallel sequential, TID range, TABLESAMPLE and ANALYZE
+ *	  scans of blinkheap tables.
  *
  * Every scan works a page at a time: it pins the page, takes a share
  * lock, decides the visibility of every tuple at once and copies the
@@ -11,6 +11,14 @@
  * it is used for every snapshot type, not only MVCC, because tuples never
  * move on a pinned page (nothing compacts blinkheap pages yet) and a
  * tuple's visibility is judged as of the moment its page was read.
+ *
+ * TABLESAMPLE scans follow the TsmRoutine protocol: the sampling method
+ * names the blocks (NextSampleBlock), or the table is read block by block
+ * when it has none (BERNOULLI), and then the offsets to look at on each
+ * (NextSampleTuple).  Each block is collected like a sequential scan's,
+ * page at a time whatever the method's use_pagemode says, and an offset
+ * is returned if it is among the visible ones.  Predicate locks: the
+ * whole relation, as heap's sample scans take it (scan_begin).
  *
  * Parallel scans hand out blocks with the table_block_parallelscan_*
  * helpers.  Serial scans always start at block 0 (no synchronized scans
@@ -23,8 +31,10 @@
  */
 #include "postgres.h"
 
+#include "access/tsmapi.h"
 #include "access/valid.h"
 #include "access/xact.h"
+#include "nodes/execnodes.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -413,6 +423,121 @@ blinkheap_scan_getnextslot_tidrange(TableScanDesc sscan,
 	pgstat_count_heap_getnext(sscan->rs_rd);
 	ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
 	return true;
+}
+
+/*
+ * TABLESAMPLE: move to the next block the sampling method wants (or, if
+ * it names none, the next block in order) and collect its visible tuples.
+ * Returns false, with no pin held, when there is none.  On true the block
+ * is pinned (no lock) in rs_cbuf until the next call or the end.
+ */
+bool
+blinkheap_scan_sample_next_block(TableScanDesc sscan,
+								 SampleScanState *scanstate)
+{
+	BlinkheapScanDesc scan = (BlinkheapScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	BlockNumber blk;
+
+	if (BufferIsValid(scan->rs_cbuf))
+	{
+		ReleaseBuffer(scan->rs_cbuf);
+		scan->rs_cbuf = InvalidBuffer;
+	}
+	scan->rs_ntuples = 0;
+
+	if (scan->rs_nblocks == 0)
+		blk = InvalidBlockNumber;
+	else if (tsm->NextSampleBlock != NULL)
+		blk = tsm->NextSampleBlock(scanstate, scan->rs_nblocks);
+	else if (!scan->rs_inited)
+		blk = 0;
+	else if (scan->rs_cblock + 1 < scan->rs_nblocks)
+		blk = scan->rs_cblock + 1;
+	else
+		blk = InvalidBlockNumber;
+
+	if (!BlockNumberIsValid(blk))
+	{
+		scan->rs_cblock = InvalidBlockNumber;
+		scan->rs_inited = false;
+		return false;
+	}
+
+	CHECK_FOR_INTERRUPTS();
+	scan->rs_cbuf = ReadBufferExtended(sscan->rs_rd, MAIN_FORKNUM, blk,
+									   RBM_NORMAL, scan->rs_strategy);
+	scan->rs_cblock = blk;
+	scan->rs_inited = true;
+	scan->rs_nvisited++;
+	_bh_scan_collect(scan);
+	return true;
+}
+
+/* Is off among the current page's visible offsets (sorted ascending)? */
+static bool
+_bh_scan_offset_visible(BlinkheapScanDesc scan, OffsetNumber off)
+{
+	int			lo = 0,
+				hi = scan->rs_ntuples - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (scan->rs_vistuples[mid] == off)
+			return true;
+		if (scan->rs_vistuples[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * TABLESAMPLE: the next tuple of the current block that the sampling
+ * method picks and that is visible, into slot; false at the end of the
+ * block.  The block stays pinned (no lock); the visible tuples were
+ * found under a share lock by blinkheap_scan_sample_next_block and cannot
+ * move while the pin is held.
+ */
+bool
+blinkheap_scan_sample_next_tuple(TableScanDesc sscan,
+								 SampleScanState *scanstate,
+								 TupleTableSlot *slot)
+{
+	BlinkheapScanDesc scan = (BlinkheapScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	Page		page = BufferGetPage(scan->rs_cbuf);
+	OffsetNumber maxoff;
+
+	/*
+	 * The page may have grown since it was collected; the method may pick
+	 * the new offsets, which are simply not among the visible ones.
+	 */
+	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_SHARE);
+	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_UNLOCK);
+	for (;;)
+	{
+		OffsetNumber off;
+
+		CHECK_FOR_INTERRUPTS();
+		off = tsm->NextSampleTuple(scanstate, scan->rs_cblock, maxoff);
+		if (!OffsetNumberIsValid(off))
+			break;
+		if (!_bh_scan_offset_visible(scan, off))
+			continue;
+		if (!_bh_get_tuple(sscan->rs_rd, scan->rs_cbuf, off, &scan->rs_ctup))
+			elog(ERROR, "blinkheap tuple (%u,%u) vanished during a sample scan",
+				 scan->rs_cblock, off);
+		pgstat_count_heap_getnext(sscan->rs_rd);
+		ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+		return true;
+	}
+	ExecClearTuple(slot);
+	return false;
 }
 
 /*
