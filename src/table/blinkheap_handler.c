@@ -191,23 +191,6 @@ blinkheap_scan_sample_next_tuple(TableScanDesc scan,
 	return false;
 }
 
-/* phase 2: INSERT ... ON CONFLICT */
-static void
-blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
-								   CommandId cid, int options,
-								   BulkInsertState bistate, uint32 specToken)
-{
-	BH_NOT_YET("INSERT ... ON CONFLICT");
-}
-
-/* phase 2: INSERT ... ON CONFLICT */
-static void
-blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
-									 uint32 specToken, bool succeeded)
-{
-	BH_NOT_YET("INSERT ... ON CONFLICT");
-}
-
 static const TableAmRoutine blinkheap_methods = {
 	.type = T_TableAmRoutine,
 
