@@ -667,8 +667,8 @@ blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
  * replaced by the tuple's own TID (one record), and the tuple is an
  * ordinary insert from now on.
  *
- * Otherwise the insertion lost a race and is killed, heap_abort_speculative's
- * way: in one record xmin becomes InvalidTransactionId (the tuple is dead
+ * Otherwise the insertion lost a race and is killed the way
+ * heap_abort_speculative kills one: in one record xmin becomes InvalidTransactionId (the tuple is dead
  * to every snapshot at once, and to VACUUM: see blinkheap_visibility.c),
  * xmax is cleared and t_ctid points at the tuple itself.  Waiters woken
  * when the executor releases the speculative insertion lock then find it
@@ -694,13 +694,14 @@ blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		elog(ERROR, "speculatively inserted tuple (%u,%u) not found in blinkheap table \"%s\"",
 			 ItemPointerGetBlockNumber(&tid), off, RelationGetRelationName(rel));
 	if (!HeapTupleHeaderIsSpeculative(tp.t_data) ||
-		HeapTupleHeaderGetSpeculativeToken(tp.t_data) != specToken)
+		HeapTupleHeaderGetSpeculativeToken(tp.t_data) != specToken ||
+		!TransactionIdEquals(HeapTupleHeaderGetRawXmin(tp.t_data),
+							 GetCurrentTransactionId()))
+	{
+		UnlockReleaseBuffer(buf);
 		elog(ERROR, "tuple (%u,%u) of blinkheap table \"%s\" is not our speculative insertion",
 			 ItemPointerGetBlockNumber(&tid), off, RelationGetRelationName(rel));
-	if (!TransactionIdEquals(HeapTupleHeaderGetRawXmin(tp.t_data),
-							 GetCurrentTransactionId()))
-		elog(ERROR, "speculative tuple (%u,%u) of blinkheap table \"%s\" was inserted by another transaction",
-			 ItemPointerGetBlockNumber(&tid), off, RelationGetRelationName(rel));
+	}
 	tp.t_tableOid = RelationGetRelid(rel);
 
 	state = GenericXLogStart(rel);
