@@ -229,6 +229,15 @@ extern bool _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple,
 extern void blinkheap_tuple_insert(Relation rel, TupleTableSlot *slot,
 								   CommandId cid, int options,
 								   BulkInsertState bistate);
+extern void blinkheap_tuple_insert_speculative(Relation rel,
+											   TupleTableSlot *slot,
+											   CommandId cid, int options,
+											   BulkInsertState bistate,
+											   uint32 specToken);
+extern void blinkheap_tuple_complete_speculative(Relation rel,
+												 TupleTableSlot *slot,
+												 uint32 specToken,
+												 bool succeeded);
 extern void blinkheap_multi_insert(Relation rel, TupleTableSlot **slots,
 								   int nslots, CommandId cid, int options,
 								   BulkInsertState bistate);

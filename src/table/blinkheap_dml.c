@@ -22,6 +22,10 @@
  *	 links the versions for EvalPlanQual.
  * - No line pointer is ever freed here; only VACUUM will do that, after
  *	 the indexes have forgotten the TIDs.
+ * - A speculative insertion (INSERT ... ON CONFLICT) is an insert whose
+ *	 t_ctid holds the executor's speculative token; completing it is one
+ *	 more record: the token replaced by the TID, or the tuple killed by
+ *	 setting its xmin to InvalidTransactionId.
  * - Waiting for another transaction follows heap's protocol: take the
  *	 heavyweight tuple lock (LockTuple) to queue fairly, then wait on the
  *	 xid (XactLockTableWait) or on every conflicting MultiXact member,
@@ -514,6 +518,30 @@ _bh_check_tuple_size(Relation rel, Size len)
 }
 
 /*
+ * Read and exclusively lock the page of tid and point tup at the tuple.
+ * Returns true with the buffer pinned and exclusively locked in *buf, or
+ * false (nothing held) if the TID names no tuple -- also when its block is
+ * past the end (a t_ctid into a page VACUUM truncated).
+ */
+static bool
+_bh_read_for_write(Relation rel, ItemPointer tid, HeapTuple tup, Buffer *buf)
+{
+	*buf = InvalidBuffer;
+	if (ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
+		return false;
+	*buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(*buf, BUFFER_LOCK_EXCLUSIVE);
+	_bh_check_page(rel, *buf);
+	if (!_bh_get_tuple(rel, *buf, ItemPointerGetOffsetNumber(tid), tup))
+	{
+		UnlockReleaseBuffer(*buf);
+		*buf = InvalidBuffer;
+		return false;
+	}
+	return true;
+}
+
+/*
  * Fill in a new tuple's transaction fields and TOAST it if needed.
  * Returns the tuple to store: tup itself or a toasted copy.
  */
@@ -539,11 +567,17 @@ _bh_prepare_insert(Relation rel, HeapTuple tup, TransactionId xid,
 
 /*
  * Insert one tuple; sets tup->t_self.  The page is found, written and
- * released here: on return the tuple is on its page and in WAL.
+ * released here: on return the tuple is on its page and in WAL.  No
+ * buffer lock or pin is held on entry or on return.
+ *
+ * A non-zero specToken makes it a speculative insertion (INSERT ... ON
+ * CONFLICT): the stored tuple's t_ctid carries the token instead of its
+ * own TID, in the same record, until blinkheap_tuple_complete_speculative
+ * confirms or kills it.  tup->t_self is the real TID either way.
  */
 static void
 _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
-		   BulkInsertState bistate)
+		   BulkInsertState bistate, uint32 specToken)
 {
 	TransactionId xid = GetCurrentTransactionId();
 	HeapTuple	heaptup;
@@ -551,6 +585,7 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	bool		is_new;
 	GenericXLogState *state;
 	Page		page;
+	OffsetNumber off;
 
 	heaptup = _bh_prepare_insert(rel, tup, xid, cid, options);
 	_bh_check_tuple_size(rel, heaptup->t_len);
@@ -563,7 +598,10 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (is_new)
 		_bh_init_page(page);
-	_bh_place_tuple(rel, page, BufferGetBlockNumber(buf), heaptup);
+	off = _bh_place_tuple(rel, page, BufferGetBlockNumber(buf), heaptup);
+	if (specToken != 0)
+		HeapTupleHeaderSetSpeculativeToken(_bh_page_tuple(page, off),
+										   specToken);
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);
 
@@ -584,10 +622,111 @@ blinkheap_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
-	_bh_insert(rel, tuple, cid, options, bistate);
+	_bh_insert(rel, tuple, cid, options, bistate, 0);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 	if (shouldFree)
 		pfree(tuple);
+}
+
+/*
+ * INSERT ... ON CONFLICT, first half: insert the tuple speculatively.
+ *
+ * The executor holds the speculative insertion lock for specToken
+ * (SpeculativeInsertionLockAcquire).  The tuple is written like any
+ * insert, but its t_ctid holds the token, so that a SnapshotDirty reader
+ * that finds it through a unique index reports the token and waits on
+ * that lock (SpeculativeInsertionWait) instead of on our whole
+ * transaction.  On return the tuple is on its page and in WAL and
+ * slot->tts_tid names it; no buffer is locked or pinned.
+ *
+ * TOAST values are stored as for a plain insert; HEAP_INSERT_SPECULATIVE
+ * is not passed down to the TOAST table's inserts, as nothing decodes
+ * blinkheap changes (see src/README, part III).
+ */
+void
+blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+								   CommandId cid, int options,
+								   BulkInsertState bistate, uint32 specToken)
+{
+	bool		shouldFree = true;
+	HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, true, &shouldFree);
+
+	Assert(specToken != 0);
+	slot->tts_tableOid = RelationGetRelid(rel);
+	tuple->t_tableOid = slot->tts_tableOid;
+	_bh_insert(rel, tuple, cid, options, bistate, specToken);
+	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
+	if (shouldFree)
+		pfree(tuple);
+}
+
+/*
+ * INSERT ... ON CONFLICT, second half: the index inserts are done.
+ *
+ * succeeded: no arbiter index found a conflict; the token in t_ctid is
+ * replaced by the tuple's own TID (one record), and the tuple is an
+ * ordinary insert from now on.
+ *
+ * Otherwise the insertion lost a race and is killed the way
+ * heap_abort_speculative kills one: in one record xmin becomes InvalidTransactionId (the tuple is dead
+ * to every snapshot at once, and to VACUUM: see blinkheap_visibility.c),
+ * xmax is cleared and t_ctid points at the tuple itself.  Waiters woken
+ * when the executor releases the speculative insertion lock then find it
+ * dead.  Its TOAST values are killed afterwards the same way
+ * (heap_toast_delete with is_speculative), under the pin only.
+ *
+ * The caller (the executor) still holds the speculative insertion lock;
+ * no buffer lock or pin is held on entry or on return.
+ */
+void
+blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+									 uint32 specToken, bool succeeded)
+{
+	ItemPointerData tid = slot->tts_tid;
+	OffsetNumber off = ItemPointerGetOffsetNumber(&tid);
+	HeapTupleData tp;
+	Buffer		buf;
+	GenericXLogState *state;
+	HeapTupleHeader htup;
+
+	Assert(ItemPointerIsValid(&tid));
+	if (!_bh_read_for_write(rel, &tid, &tp, &buf))
+		elog(ERROR, "speculatively inserted tuple (%u,%u) not found in blinkheap table \"%s\"",
+			 ItemPointerGetBlockNumber(&tid), off, RelationGetRelationName(rel));
+	if (!HeapTupleHeaderIsSpeculative(tp.t_data) ||
+		HeapTupleHeaderGetSpeculativeToken(tp.t_data) != specToken ||
+		!TransactionIdEquals(HeapTupleHeaderGetRawXmin(tp.t_data),
+							 GetCurrentTransactionId()))
+	{
+		UnlockReleaseBuffer(buf);
+		elog(ERROR, "tuple (%u,%u) of blinkheap table \"%s\" is not our speculative insertion",
+			 ItemPointerGetBlockNumber(&tid), off, RelationGetRelationName(rel));
+	}
+	tp.t_tableOid = RelationGetRelid(rel);
+
+	state = GenericXLogStart(rel);
+	htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, buf, 0), off);
+	if (!succeeded)
+	{
+		htup->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
+		htup->t_infomask |= HEAP_XMAX_INVALID;
+		htup->t_infomask2 &= ~HEAP_KEYS_UPDATED;
+		HeapTupleHeaderSetXmax(htup, InvalidTransactionId);
+		HeapTupleHeaderSetXmin(htup, InvalidTransactionId);
+	}
+	htup->t_ctid = tid;
+	GenericXLogFinish(state);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+	if (!succeeded)
+	{
+		/* the pin keeps the tuple's data in place while TOAST forgets it */
+		if (HeapTupleHasExternal(&tp))
+			heap_toast_delete(rel, &tp, true);
+		/* the insert was counted; count its undoing as heap does */
+		pgstat_count_heap_delete(rel);
+	}
+	ReleaseBuffer(buf);
 }
 
 /*
@@ -661,30 +800,6 @@ _bh_fill_tmfd(TM_FailureData *tmfd, HeapTuple tup, TM_Result result)
 	tmfd->xmax = HeapTupleHeaderGetUpdateXid(tup->t_data);
 	tmfd->cmax = result == TM_SelfModified ?
 		HeapTupleHeaderGetCmax(tup->t_data) : InvalidCommandId;
-}
-
-/*
- * Read and exclusively lock the page of tid and point tup at the tuple.
- * Returns true with the buffer pinned and exclusively locked in *buf, or
- * false (nothing held) if the TID names no tuple -- also when its block is
- * past the end (a t_ctid into a page VACUUM truncated).
- */
-static bool
-_bh_read_for_write(Relation rel, ItemPointer tid, HeapTuple tup, Buffer *buf)
-{
-	*buf = InvalidBuffer;
-	if (ItemPointerGetBlockNumber(tid) >= RelationGetNumberOfBlocks(rel))
-		return false;
-	*buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
-	LockBuffer(*buf, BUFFER_LOCK_EXCLUSIVE);
-	_bh_check_page(rel, *buf);
-	if (!_bh_get_tuple(rel, *buf, ItemPointerGetOffsetNumber(tid), tup))
-	{
-		UnlockReleaseBuffer(*buf);
-		*buf = InvalidBuffer;
-		return false;
-	}
-	return true;
 }
 
 /*

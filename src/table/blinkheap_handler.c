@@ -19,10 +19,8 @@
  *
  * The callbacks live in the files of their group: scans, TABLESAMPLE
  * and bitmap heap scans in blinkheap_scan.c and blinkheap_bitmap.c,
- * SET TABLESPACE, CLUSTER and VACUUM FULL in blinkheap_rewrite.c.
- * Callbacks marked "phase 2" (INSERT ... ON CONFLICT) are not
- * implemented yet; each raises ERRCODE_FEATURE_NOT_SUPPORTED naming the
- * feature.
+ * SET TABLESPACE, CLUSTER and VACUUM FULL in blinkheap_rewrite.c,
+ * INSERT ... ON CONFLICT's speculative insertion in blinkheap_dml.c.
  *
  * src/table/blinkheap_handler.c
  *
@@ -46,11 +44,6 @@
 #include "table/blinkheap.h"
 
 PG_FUNCTION_INFO_V1(blinkheap_handler);
-
-#define BH_NOT_YET(what) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED), \
-			 errmsg("blinkheap does not support %s yet", (what))))
 
 static const TupleTableSlotOps *
 blinkheap_slot_callbacks(Relation rel)
@@ -152,22 +145,6 @@ blinkheap_relation_estimate_size(Relation rel, int32 *attr_widths,
 	*allvisfrac = 0;
 }
 
-/* phase 2: INSERT ... ON CONFLICT */
-static void
-blinkheap_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
-								   CommandId cid, int options,
-								   BulkInsertState bistate, uint32 specToken)
-{
-	BH_NOT_YET("INSERT ... ON CONFLICT");
-}
-
-/* phase 2: INSERT ... ON CONFLICT */
-static void
-blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
-									 uint32 specToken, bool succeeded)
-{
-	BH_NOT_YET("INSERT ... ON CONFLICT");
-}
 
 static const TableAmRoutine blinkheap_methods = {
 	.type = T_TableAmRoutine,

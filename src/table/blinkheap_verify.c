@@ -9,7 +9,8 @@
  * offset at the first failure.  It checks: the page id and header;
  * that line pointers stay inside the tuple area and do not overlap; every
  * tuple header (t_hoff, number of attributes, infomask combinations that
- * cannot happen, xmin/xmax not in the future, t_ctid inside the table);
+ * cannot happen, xmin/xmax not in the future, t_ctid inside the table
+ * or a speculative token whose inserter did not commit);
  * and, for tuples visible to a fresh snapshot, that every TOAST pointer
  * leads to a complete TOAST value.  TOAST values are checked after the
  * page lock is released (TOAST pointers are copied first), so no buffer
@@ -28,6 +29,7 @@
 #include "access/table.h"
 #include "access/toast_internals.h"
 #include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -191,8 +193,27 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 	 * skipped) can be removed and its page truncated, leaving the old
 	 * version's t_ctid dangling, as in heap.  Chain followers check xmin
 	 * against the previous xmax and the block against the table's size.
+	 * A speculative insertion's t_ctid holds its token instead, until the
+	 * insertion is confirmed or killed (or forever, if its transaction
+	 * ended without doing either: a crash); only an inserter that
+	 * committed can never leave one.
 	 */
-	if (!HeapTupleHeaderIndicatesMovedPartitions(h))
+	if (HeapTupleHeaderIsSpeculative(h))
+	{
+		TransactionId xmin = HeapTupleHeaderGetRawXmin(h);
+
+		if (TransactionIdIsNormal(xmin) &&
+			!TransactionIdIsCurrentTransactionId(xmin) &&
+			!TransactionIdIsInProgress(xmin) &&
+			TransactionIdDidCommit(xmin))
+		{
+			snprintf(detail, sizeof(detail),
+					 "committed tuple still carries speculative token %u",
+					 HeapTupleHeaderGetSpeculativeToken(h));
+			_bh_corrupted(rel, blk, off, detail);
+		}
+	}
+	else if (!HeapTupleHeaderIndicatesMovedPartitions(h))
 	{
 		if (!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&h->t_ctid)) ||
 			ItemPointerGetOffsetNumberNoCheck(&h->t_ctid) < FirstOffsetNumber ||
