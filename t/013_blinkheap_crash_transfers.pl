@@ -14,6 +14,8 @@
 # C. 16 clients move money between accounts of a blinkheap table for
 #    30 s (READ COMMITTED: concurrent updates of one row go through
 #    EvalPlanQual); the total is unchanged and every check passes.
+# D. pgbench TPC-B on tables pgbench -i created as blinkheap: balances
+#    agree with the history, checks pass after VACUUM.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -222,5 +224,46 @@ is($node->safe_psql('postgres', 'SELECT sum(bal), count(*) FROM acct'), '100000|
 	'the total is unchanged after VACUUM');
 is($node->safe_psql('postgres', "SELECT blinkheap_check('acct')"), '',
 	'blinkheap_check after VACUUM');
+# --- D. pgbench TPC-B on blinkheap tables (created by pgbench -i under
+#        default_table_access_method = blinkheap)
+{
+	local $ENV{PGOPTIONS} = '-c default_table_access_method=blinkheap';
+	my ($iout, $ierr) = ('', '');
+	IPC::Run::run([ 'pgbench', '-i', '-s', '2', '--host', $node->host,
+		'--port', $node->port, 'postgres' ], '>', \$iout, '2>', \$ierr)
+	  or die "pgbench -i failed: $ierr";
+}
+is($node->safe_psql('postgres', q(
+	SELECT string_agg(c.relname || ' ' || a.amname, ', ' ORDER BY c.relname)
+	  FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+	 WHERE c.relname LIKE 'pgbench_%' AND c.relkind = 'r')),
+	'pgbench_accounts blinkheap, pgbench_branches blinkheap, pgbench_history blinkheap, pgbench_tellers blinkheap',
+	'pgbench -i made blinkheap tables');
+($out, $err) = ('', '');
+IPC::Run::run(
+	[ 'pgbench', '--client=8', '--jobs=2', '--time=20', '--max-tries=100',
+	  '--host', $node->host, '--port', $node->port, 'postgres' ],
+	'>', \$out, '2>', \$err);
+($done) = $out =~ /number of transactions actually processed: (\d+)/;
+ok(defined $done && $done > 0, 'TPC-B ran') or diag($out . $err);
+($failed) = $out =~ /number of failed transactions: (\d+)/;
+is($failed // 0, 0, 'no TPC-B transaction failed') or diag($out . $err);
+note("TPC-B transactions: " . ($done // 0));
+is($node->safe_psql('postgres', q(
+	SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(bbalance) FROM pgbench_branches)
+	   AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(tbalance) FROM pgbench_tellers)
+	   AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT coalesce(sum(delta), 0) FROM pgbench_history)
+	   AND (SELECT count(*) FROM pgbench_history) = ) . ($done // -1)), 't',
+	'TPC-B: the balances of accounts, branches and tellers equal the history, one history row per transaction');
+$node->safe_psql('postgres', 'VACUUM');
+for my $t (qw(pgbench_accounts pgbench_branches pgbench_tellers pgbench_history))
+{
+	is($node->safe_psql('postgres', "SELECT blinkheap_check('$t')"), '',
+		"blinkheap_check($t) after TPC-B and VACUUM");
+}
+is($node->safe_psql('postgres', q(SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*) FROM pgbench_accounts WHERE aid > 0)), '200000',
+	'every account through its primary key after VACUUM');
+
 $node->stop;
 done_testing();
