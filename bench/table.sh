@@ -88,6 +88,8 @@ done
 # --- 2. and 3. scans --------------------------------------------------------
 scan_series() {	# label
 	local label=$1
+	# dirty pages written out first, so that no flush runs beside the scans
+	psql_q -c "CHECKPOINT"
 	for how in insert iot; do
 		for am in heap blinkheap; do res[scan.$label.$how.$am]=""; done
 		for r in $(seq "$REPEAT"); do
