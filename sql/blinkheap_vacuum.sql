@@ -33,8 +33,22 @@ CREATE TABLE vh (id int, g int, pad text) WITH (autovacuum_enabled = off);
 CREATE INDEX vb_id ON vb (id);
 CREATE INDEX vb_g ON vb USING blink (g);
 CREATE INDEX vh_id ON vh (id);
+CREATE FUNCTION vac_counter(n text) RETURNS bigint LANGUAGE sql
+	AS $$ SELECT value FROM blinkam_stats() WHERE name = n $$;
+SELECT vac_counter('blinkheap_inserts') AS ins0,
+       vac_counter('blinkheap_insert_records') AS rec0 \gset
 INSERT INTO vb SELECT i, i % 10, repeat('p', 50) FROM generate_series(1, 20000) i;
 INSERT INTO vh SELECT * FROM vb;
+-- an INSERT writes one record per row; COPY one per page it fills
+SELECT vac_counter('blinkheap_inserts') - :ins0 AS inserted,
+       vac_counter('blinkheap_insert_records') - :rec0 AS records;
+CREATE TEMP TABLE vc (id int, g int, pad text) USING blinkheap;
+SELECT vac_counter('blinkheap_inserts') AS ins1,
+       vac_counter('blinkheap_insert_records') AS rec1 \gset
+COPY vc FROM PROGRAM 'seq 1 5000 | sed "s/$/\t1\tc/"';
+SELECT vac_counter('blinkheap_inserts') - :ins1 AS copied,
+       (vac_counter('blinkheap_insert_records') - :rec1) * 20 < 5000 AS few_records;
+DROP TABLE vc;
 
 -- deleted rows stay as dead tuples until VACUUM
 DELETE FROM vb WHERE id % 4 = 0;
@@ -47,7 +61,9 @@ SELECT dead_tuples, dead, normal FROM vac_lps('vb');
 -- no hint bits yet: every reader asks the commit log
 SELECT count(*) FILTER (WHERE infomask LIKE '%XMIN_COMMITTED%') AS hinted
   FROM blinkheap_page_items('vb', 1) WHERE lp_flags = 'normal';
+SELECT vac_counter('blinkheap_vacuum_removed') AS rm0 \gset
 VACUUM vb;
+SELECT vac_counter('blinkheap_vacuum_removed') - :rm0 >= 7000 AS counted_removed;
 -- VACUUM's record for the page set them
 SELECT count(*) FILTER (WHERE infomask NOT LIKE '%XMIN_COMMITTED%') AS unhinted,
        count(*) > 0 AS some_rows
@@ -158,3 +174,4 @@ SELECT blink_check('vb_g', true);
 DROP TABLE vb, vh, vm, vn;
 DROP FUNCTION vac_same_rows(regclass, regclass);
 DROP FUNCTION vac_lps(regclass);
+DROP FUNCTION vac_counter(text);

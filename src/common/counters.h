@@ -43,7 +43,11 @@
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
-	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes")
+	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
+	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
+	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record)") \
+	X(BLINKHEAP_VACUUM_REMOVED, "blinkheap_vacuum_removed", "dead tuples VACUUM removed from blinkheap tables") \
+	X(BLINKHEAP_VACUUM_FROZEN, "blinkheap_vacuum_frozen", "tuples VACUUM froze in blinkheap tables")
 
 typedef enum BlinkamCounter
 {

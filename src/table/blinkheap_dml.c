@@ -63,6 +63,7 @@
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 
+#include "common/counters.h"
 #include "table/blinkheap.h"
 
 /*
@@ -606,6 +607,8 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	UnlockReleaseBuffer(buf);
 
 	pgstat_count_heap_insert(rel, 1);
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	if (heaptup != tup)
 	{
 		tup->t_self = heaptup->t_self;
@@ -782,11 +785,13 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	}
 
 	for (i = 0; i < nslots; i++)
 		slots[i]->tts_tid = tuples[i]->t_self;
 	pgstat_count_heap_insert(rel, nslots);
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, nslots);
 	pfree(tuples);
 }
 

@@ -70,6 +70,7 @@
 #include "utils/memutils.h"
 #include "utils/pg_rusage.h"
 
+#include "common/counters.h"
 #include "table/blinkheap.h"
 
 typedef struct BhVacState
@@ -576,6 +577,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 								minmulti_updated ? "advanced" : "unchanged",
 								pg_rusage_show(&ru0))));
 
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_VACUUM_REMOVED, (uint64) vs.removed_tuples);
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_VACUUM_FROZEN, (uint64) vs.frozen_tuples);
 	vac_close_indexes(vs.nindexes, vs.indrels, NoLock);
 	pgstat_progress_end_command();
 }
