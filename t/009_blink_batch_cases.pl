@@ -205,6 +205,47 @@ is(counter('batch_lost_wakeups'), '0', 'both waiters were woken');
 is(entries('h1_k', '(3701)') . entries('h1_k', '(3702)'), '11', 'each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
+# --- 3e. VACUUM wants a cleanup lock on the leaf while a waiter holds a
+#        pin on it.  VACUUM is held (blinkam.debug_pause_at =
+#        vacuum_cleanup_locked) with the leaf locked, before it looks at
+#        the pins; an insert meanwhile finds the leaf locked, publishes
+#        its tuple and sleeps.  Let go, VACUUM finds the waiter's pin and
+#        must unlock.  PostgreSQL's LockBufferForCleanup unlocks without
+#        waking anyone: the waiter would sleep to its (here 60 s) timeout
+#        while VACUUM waits for its pin.  blink's cleanup lock unlocks
+#        through _blink_unlock, which wakes it.
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$node->safe_psql('postgres', 'DELETE FROM h1 WHERE k = 3701');
+is($node->safe_psql('postgres',
+	"SELECT leaf_pages FROM blink_tree_stats('h1_k')"), '1',
+	'h1_k is one leaf, so VACUUM pauses on the waiter\'s page');
+($ctl_in, $ctl_out) = ('', '');
+$ctl = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$ctl_in, '>', \$ctl_out);
+$ctl_in .= "SELECT pg_advisory_lock(78), 'held';\n";
+$ctl->pump until $ctl_out =~ /held/;
+{
+	# VACUUM cannot run in the transaction block of a one-string psql -c
+	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=vacuum_cleanup_locked -c blinkam.debug_pause_key=78';
+	$c = bg("VACUUM (INDEX_CLEANUP on) h1 /* vacuum_cleanup_locked */");
+}
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+	   AND query LIKE '%vacuum_cleanup_locked%'")
+  or die 'VACUUM did not pause on the leaf';
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3801)");
+wait_for_waiters('h1', 1);
+$ctl_in .= "SELECT pg_advisory_unlock(78);\n\\q\n";
+$ctl->finish;
+$_->[0]->finish for ($b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', 'waiter and VACUUM succeeded');
+is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
+	'the waiter was woken when VACUUM let the leaf go');
+is(entries('h1_k', '(3801)') . entries('h1_k', '(3701)'), '10',
+	"the new entry once, the deleted row's entry gone");
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
 # --- 4. a batch that does not fit: the rest splits the page
 $node->safe_psql('postgres', q(
 CREATE TABLE h4 (t text);

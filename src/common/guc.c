@@ -57,6 +57,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_before_claim", BLINKAM_PAUSE_BATCH_BEFORE_CLAIM, false},
 	{"batch_checked", BLINKAM_PAUSE_BATCH_CHECKED, false},
 	{"drain_pushed_back", BLINKAM_PAUSE_DRAIN_PUSHED_BACK, false},
+	{"vacuum_cleanup_locked", BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED, false},
 	{NULL, 0, false}
 };
 

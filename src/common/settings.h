@@ -40,9 +40,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_CHECKED,	/* a holder has checked and added
 									 * waiters' tuples, before writing its
 									 * record */
-	BLINKAM_PAUSE_DRAIN_PUSHED_BACK /* a release has pushed back the first
-									 * waiter of its page, the rest of the
-									 * list still in its hands */
+	BLINKAM_PAUSE_DRAIN_PUSHED_BACK,	/* a release has pushed back the first
+										 * waiter of its page, the rest of the
+										 * list still in its hands */
+	BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED /* VACUUM has a leaf locked
+										 * exclusively for its cleanup lock,
+										 * before it checks the other pins */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

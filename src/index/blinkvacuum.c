@@ -31,7 +31,9 @@
 #include "storage/lmgr.h"
 #include "storage/shmem.h"
 #include "utils/rel.h"
+#include "utils/wait_event.h"
 
+#include "common/settings.h"
 #include "common/shmem.h"
 #include "index/blink.h"
 
@@ -166,6 +168,37 @@ typedef struct BlinkVacState
 	BlinkCycleId cycleid;
 } BlinkVacState;
 
+
+/*
+ * Take a cleanup lock on buf (pinned by us): an exclusive lock with no other
+ * pin.  PostgreSQL's LockBufferForCleanup lets the lock go and sleeps while
+ * other pins remain -- and a leaf's other pins are often batch waiters
+ * (batch.c), which published their tuples and wait for whoever releases
+ * the leaf to wake them.  A release that skips _blink_unlock wakes nobody,
+ * and they would sleep until their last-resort timeout while we wait for
+ * their pins.  So the lock is let go through _blink_unlock, which hands
+ * them back awake; they take the page, insert, and drop their pins.
+ */
+static void
+_blink_lock_for_cleanup(Relation rel, Buffer buf)
+{
+	for (;;)
+	{
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		/* tests: hold the lock here while a waiter's try fails against it */
+		if (!PageIsNew(BufferGetPage(buf)) &&
+			BlinkPageIsLeaf(BlinkPageGetOpaque(BufferGetPage(buf))))
+			blinkam_debug_pause(BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED);
+		if (IsBufferCleanupOK(buf))
+			return;
+		_blink_unlock(rel, buf);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1L, PG_WAIT_BUFFER_PIN);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /*
  * Vacuum one page; then, while the page was split during this VACUUM and
  * its right sibling lies behind orig_blkno (already passed), that sibling.
@@ -185,7 +218,7 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 		vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 vs->info->strategy);
-		LockBufferForCleanup(buf);
+		_blink_lock_for_cleanup(rel, buf);
 		page = BufferGetPage(buf);
 
 		if (PageIsNew(page))
