@@ -10,6 +10,7 @@
 #   make bench-keys      btree vs blink: WAL per row, random inserts, lookups
 #   make bench-splits    concurrent splits: btree vs blink with/without pools
 #   make bench-table     blinkheap vs heap: WAL and size per row, seq scans
+#   make bench-csn       scans of recent rows under open transactions, CSNs on/off
 #   make installcheck    the suites through PGXS, against an installed build
 
 EXTENSION = blinkam
@@ -39,6 +40,7 @@ OBJS = \
 	src/index/splitreg.o \
 	src/table/blinkheap_bitmap.o \
 	src/table/blinkheap_build.o \
+	src/table/blinkheap_csn.o \
 	src/table/blinkheap_dml.o \
 	src/table/blinkheap_fetch.o \
 	src/table/blinkheap_handler.o \
@@ -75,7 +77,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -94,3 +96,6 @@ bench-splits:
 
 bench-table:
 	bench/table.sh
+
+bench-csn:
+	bench/csn.sh

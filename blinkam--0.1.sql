@@ -646,6 +646,12 @@ LANGUAGE C STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION blinkheap_page_items(regclass, bigint) IS
 'one row per line pointer of a blinkheap page, with the tuple header fields';
 
+CREATE FUNCTION blinkheap_csn_of(xid xid) RETURNS bigint
+AS 'MODULE_PATHNAME', 'blinkheap_csn_of'
+LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION blinkheap_csn_of(xid) IS
+'the commit sequence number blinkam recorded for a transaction that wrote blinkheap rows, NULL if none is known';
+
 REVOKE ALL ON FUNCTION blinkheap_check(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION blinkheap_page_stats(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION blinkheap_page_items(regclass, bigint) FROM PUBLIC;

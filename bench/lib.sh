@@ -43,7 +43,7 @@ unix_socket_directories = '$work'
 port = $PGPORT
 shared_preload_libraries = 'blinkam'
 synchronous_commit = off
-max_connections = 300
+max_connections = ${BENCH_MAX_CONNECTIONS:-300}
 shared_buffers = 2GB
 max_wal_size = 16GB
 min_wal_size = 1GB
@@ -81,4 +81,37 @@ percentile() {
 median() {
 	sort -n | awk '{ v[NR] = $1 } END {
 		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# scan_ms(sql): the milliseconds one statement takes, in the server.
+bench_create_scan_ms() {
+	psql_q <<'SQL'
+CREATE FUNCTION scan_ms(sql text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz;
+BEGIN
+	t0 := clock_timestamp();
+	EXECUTE sql;
+	RETURN round(extract(epoch FROM clock_timestamp() - t0)::numeric * 1000, 1);
+END $$;
+SQL
+}
+
+# Start N sessions that each hold an xid (one query string: one implicit
+# transaction, kept open by pg_sleep), and wait until they all do;
+# bench_close_xids ends them.
+bench_open_xids() {
+	local n=$1
+	for _ in $(seq "$n"); do
+		as_owner "$bindir/psql" -U postgres -X -q \
+			-c "SELECT txid_current(); SELECT pg_sleep(100000)" >/dev/null 2>&1 &
+	done
+	until [ "$(psql_q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL")" -ge "$n" ]; do
+		sleep 0.5
+	done
+}
+
+bench_close_xids() {
+	psql_q -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()" >/dev/null
+	wait
 }

@@ -37,14 +37,8 @@ BEGIN
 	EXECUTE sql;
 	RETURN pg_wal_lsn_diff(pg_current_wal_insert_lsn(), l0);
 END $$;
-CREATE FUNCTION scan_ms(sql text) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz;
-BEGIN
-	t0 := clock_timestamp();
-	EXECUTE sql;
-	RETURN round(extract(epoch FROM clock_timestamp() - t0)::numeric * 1000, 1);
-END $$;
 SQL
+bench_create_scan_ms
 
 declare -A res
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), a / b }'; }
@@ -109,18 +103,9 @@ done
 scan_series quiet
 
 # OPEN sessions each holding an xid, for the duration of the scans
-# (one query string: one implicit transaction, kept open by pg_sleep)
-for i in $(seq "$OPEN"); do
-	as_owner "$bindir/psql" -U postgres -X -q \
-		-c "SELECT txid_current(); SELECT pg_sleep(100000)" >/dev/null 2>&1 &
-done
-until [ "$(psql_q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL")" -ge "$OPEN" ]; do
-	sleep 0.5
-done
+bench_open_xids "$OPEN"
 scan_series open
-psql_q -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-	WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()" >/dev/null
-wait
+bench_close_xids
 
 for how in insert iot; do
 	for am in heap blinkheap; do psql_q -c "VACUUM t_${am}_$how"; done

@@ -47,7 +47,11 @@
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
 	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record)") \
 	X(BLINKHEAP_VACUUM_REMOVED, "blinkheap_vacuum_removed", "dead tuples VACUUM removed from blinkheap tables") \
-	X(BLINKHEAP_VACUUM_FROZEN, "blinkheap_vacuum_frozen", "tuples VACUUM froze in blinkheap tables")
+	X(BLINKHEAP_VACUUM_FROZEN, "blinkheap_vacuum_frozen", "tuples VACUUM froze in blinkheap tables") \
+	X(CSN_ASSIGNED, "csn_assigned", "commit sequence numbers given to committing transactions that wrote blinkheap tuples") \
+	X(CSN_FAST_CHECKS, "csn_fast_checks", "MVCC checks of a recent xid in a blinkheap tuple decided by its commit sequence number") \
+	X(CSN_SLOW_CHECKS, "csn_slow_checks", "MVCC checks of a recent xid in a blinkheap tuple decided by the snapshot's xid array and clog (no CSN known)") \
+	X(CSN_MAP_EVICTIONS, "csn_map_evictions", "xid-to-CSN map entries overwritten by a newer transaction")
 
 typedef enum BlinkamCounter
 {

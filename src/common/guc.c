@@ -30,6 +30,7 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 bool		blinkam_defer_inserts = true;
+bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 32;
 int			blinkam_pool_size = 64;
 int			blinkam_pool_leaf_low = 8;
@@ -58,6 +59,8 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_checked", BLINKAM_PAUSE_BATCH_CHECKED, false},
 	{"drain_pushed_back", BLINKAM_PAUSE_DRAIN_PUSHED_BACK, false},
 	{"vacuum_cleanup_locked", BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED, false},
+	{"csn_committing", BLINKAM_PAUSE_CSN_COMMITTING, false},
+	{"csn_before_assign", BLINKAM_PAUSE_CSN_BEFORE_ASSIGN, false},
 	{NULL, 0, false}
 };
 
@@ -99,6 +102,12 @@ blinkam_define_gucs(void)
 							 "The buffered tuples are added sorted, one WAL record per leaf.  "
 							 "When off, every row's entry is added at once.",
 							 &blinkam_defer_inserts, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("blinkam.csn_snapshots",
+							 "Decides the visibility of recent blinkheap rows by commit sequence numbers.",
+							 "When off, a transaction committing gets no CSN and MVCC checks search the "
+							 "snapshot's xid array and clog, as PostgreSQL does.  Both give the same answers.",
+							 &blinkam_csn_snapshots, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.enable_pools",
 							 "Lets blink splits and blinkheap inserts take new pages from preallocated pools.",

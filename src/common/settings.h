@@ -43,9 +43,15 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_DRAIN_PUSHED_BACK,	/* a release has pushed back the first
 										 * waiter of its page, the rest of the
 										 * list still in its hands */
-	BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED /* VACUUM has a leaf locked
-										 * exclusively for its cleanup lock,
-										 * before it checks the other pins */
+	BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED,	/* VACUUM has a leaf locked
+											 * exclusively for its cleanup
+											 * lock, before it checks the
+											 * other pins */
+	BLINKAM_PAUSE_CSN_COMMITTING,	/* a committing blinkheap writer is
+									 * listed as committing, still in the
+									 * proc array (PRE_COMMIT) */
+	BLINKAM_PAUSE_CSN_BEFORE_ASSIGN /* it has left the proc array and has
+									 * no CSN yet (COMMIT callback) */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -55,6 +61,7 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern bool blinkam_defer_inserts;
+extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;
 extern int	blinkam_pool_leaf_low;

@@ -26,6 +26,7 @@
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -138,6 +139,24 @@ extern bool blinkheap_scan_bitmap_next_tuple(TableScanDesc sscan,
 
 /* blinkheap_page.c */
 extern void _bh_init_page(Page page);
+
+/* blinkheap_visibility.c */
+extern void _bh_stamp_xmins(Page page);
+
+/* blinkheap_csn.c */
+extern void blinkheap_csn_init(void);
+extern void blinkheap_csn_note_write(void);
+extern void _bh_csn_forget(void);
+extern bool _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
+									  bool known_committed);
+
+/* Our xid, for a tuple header we are about to write (see blinkheap_csn.c). */
+static inline TransactionId
+_bh_writer_xid(void)
+{
+	blinkheap_csn_note_write();
+	return GetCurrentTransactionId();
+}
 extern void _bh_check_page(Relation rel, Buffer buf);
 extern void _bh_corrupted(Relation rel, BlockNumber blkno, OffsetNumber off,
 						  const char *detail) pg_attribute_noreturn();
@@ -158,6 +177,8 @@ extern OffsetNumber _bh_place_tuple(Relation rel, Page page, BlockNumber blkno,
 
 /* blinkheap_visibility.c */
 extern bool _bh_satisfies(HeapTuple tuple, Snapshot snapshot, Buffer buffer);
+extern bool _bh_satisfies_in_page(HeapTuple tuple, Snapshot snapshot,
+								  Buffer buffer);
 extern TM_Result _bh_satisfies_update(HeapTuple tuple, CommandId curcid);
 extern HTSV_Result _bh_satisfies_vacuum_horizon(HeapTuple tuple,
 												TransactionId *dead_after);

@@ -50,7 +50,7 @@ _bh_bitmap_check(BlinkheapScanDesc scan, OffsetNumber off)
 
 	if (!_bh_get_tuple(rel, scan->rs_cbuf, off, &tuple))
 		return;
-	valid = _bh_satisfies(&tuple, snapshot, scan->rs_cbuf);
+	valid = _bh_satisfies_in_page(&tuple, snapshot, scan->rs_cbuf);
 	if (valid)
 	{
 		PredicateLockTID(rel, &tuple.t_self, snapshot,
@@ -86,6 +86,7 @@ blinkheap_scan_bitmap_next_block(TableScanDesc sscan, TBMIterateResult *tbmres)
 	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_SHARE);
 	_bh_check_page(rel, scan->rs_cbuf);
 	page = BufferGetPage(scan->rs_cbuf);
+	_bh_csn_forget();			/* one snapshot comparison per page */
 	if (tbmres->ntuples >= 0)
 	{
 		/* exact: the listed offsets, ascending */

@@ -580,7 +580,7 @@ static void
 _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 		   BulkInsertState bistate, uint32 specToken)
 {
-	TransactionId xid = GetCurrentTransactionId();
+	TransactionId xid = _bh_writer_xid();
 	HeapTuple	heaptup;
 	Buffer		buf;
 	bool		is_new;
@@ -600,6 +600,7 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	if (is_new)
 		_bh_init_page(page);
 	off = _bh_place_tuple(rel, page, BufferGetBlockNumber(buf), heaptup);
+	_bh_stamp_xmins(page);
 	if (specToken != 0)
 		HeapTupleHeaderSetSpeculativeToken(_bh_page_tuple(page, off),
 										   specToken);
@@ -742,7 +743,7 @@ void
 blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 					   CommandId cid, int options, BulkInsertState bistate)
 {
-	TransactionId xid = GetCurrentTransactionId();
+	TransactionId xid = _bh_writer_xid();
 	Size		save = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	HeapTuple  *tuples = palloc(nslots * sizeof(HeapTuple));
 	int			done = 0;
@@ -782,6 +783,7 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		while (done < nslots &&
 			   MAXALIGN(tuples[done]->t_len) + save <= _bh_page_free_space(page))
 			_bh_place_tuple(rel, page, blkno, tuples[done++]);
+		_bh_stamp_xmins(page);
 
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
@@ -818,7 +820,7 @@ static TM_Result
 _bh_delete(Relation rel, ItemPointer tid, CommandId cid, Snapshot crosscheck,
 		   bool wait, TM_FailureData *tmfd, bool changingPart)
 {
-	TransactionId xid = GetCurrentTransactionId();
+	TransactionId xid = _bh_writer_xid();
 	HeapTupleData tp;
 	Buffer		buf;
 	TM_Result	result;
@@ -1003,7 +1005,7 @@ _bh_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 		   Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
 		   LockTupleMode *lockmode)
 {
-	TransactionId xid = GetCurrentTransactionId();
+	TransactionId xid = _bh_writer_xid();
 	OffsetNumber offnum = ItemPointerGetOffsetNumber(otid);
 	HeapTupleData oldtup;
 	HeapTuple	heaptup;
@@ -1287,6 +1289,7 @@ l2:
 	if (new_is_new)
 		_bh_init_page(newpage);
 	_bh_place_tuple(rel, newpage, BufferGetBlockNumber(newbuf), heaptup);
+	_bh_stamp_xmins(newpage);
 	htup = _bh_page_tuple(oldpage, offnum);
 	_bh_set_xmax(htup, xmax_old_tuple, infomask_old_tuple, infomask2_old_tuple);
 	HeapTupleHeaderSetCmax(htup, cid, iscombo);
@@ -1623,7 +1626,7 @@ l3:
 					prior = (infomask & HEAP_XMAX_IS_MULTI) ?
 						_bh_multi_update_xid(xwait, infomask) : xwait;
 					res = _bh_lock_updated_tuple(rel, prior, &t_ctid,
-												 GetCurrentTransactionId(),
+												 _bh_writer_xid(),
 												 mode);
 					if (res != TM_Ok)
 					{
@@ -1758,7 +1761,7 @@ l3:
 				prior = (infomask & HEAP_XMAX_IS_MULTI) ?
 					_bh_multi_update_xid(xwait, infomask) : xwait;
 				res = _bh_lock_updated_tuple(rel, prior, &t_ctid,
-											 GetCurrentTransactionId(), mode);
+											 _bh_writer_xid(), mode);
 				if (res != TM_Ok)
 				{
 					result = res;
@@ -1804,7 +1807,7 @@ failed:
 	old_infomask = tuple->t_data->t_infomask;
 	MultiXactIdSetOldestMember();
 	_bh_compute_new_xmax(xmax, old_infomask, tuple->t_data->t_infomask2,
-						 GetCurrentTransactionId(), mode, false,
+						 _bh_writer_xid(), mode, false,
 						 &xid, &new_infomask, &new_infomask2);
 
 	state = GenericXLogStart(rel);

@@ -102,4 +102,5 @@ void
 blinkheap_init(void)
 {
 	blinkam_register_relation_kind(&blinkheap_relation_kind);
+	blinkheap_csn_init();
 }

@@ -265,19 +265,23 @@ _bh_scan_collect(BlinkheapScanDesc scan)
 				maxoff;
 	HeapTupleData tuple;
 	int			n = 0;
+	/* asked once per page: it only ever turns from true to false */
+	bool		ssi = CheckForSerializableConflictOutNeeded(rel, snapshot);
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	_bh_check_page(rel, buf);
 	page = BufferGetPage(buf);
 	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
+	_bh_csn_forget();			/* one snapshot comparison per page */
 	for (off = FirstOffsetNumber; off <= maxoff; off++)
 	{
 		bool		valid;
 
 		if (!_bh_get_tuple(rel, buf, off, &tuple))
 			continue;
-		valid = _bh_satisfies(&tuple, snapshot, buf);
-		_bh_serializable_conflict_out(valid, rel, &tuple, buf, snapshot);
+		valid = _bh_satisfies_in_page(&tuple, snapshot, buf);
+		if (ssi)
+			_bh_serializable_conflict_out(valid, rel, &tuple, buf, snapshot);
 		if (valid && scan->rs_base.rs_nkeys > 0)
 			HeapKeyTest(&tuple, RelationGetDescr(rel), scan->rs_base.rs_nkeys,
 						scan->rs_base.rs_key, valid);

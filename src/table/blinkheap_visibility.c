@@ -24,9 +24,11 @@
  *
  * The rule for writers: a hint bit may be set only on the page copy that
  * GenericXLogRegisterBuffer returned, inside a record that the code writes
- * anyway; nothing here does that yet (a later VACUUM with freezing will).
- * Because of that, clog lookups are the price of every visibility check;
- * CSN visibility (DESIGN.md section 4) is what will make them cheap.
+ * anyway.  VACUUM does so for every tuple it keeps, and every insert,
+ * COPY page and update stamps the newest tuples of its page whose
+ * inserter has finished (_bh_stamp_xmins).  A tuple not stamped yet costs
+ * a clog lookup per check; MVCC checks of recent xids are decided by
+ * commit sequence numbers instead (blinkheap_csn.c).
  *
  * The order of the checks matters exactly as in PostgreSQL: "in progress"
  * (or "in my snapshot") is asked before "did it commit", because a
@@ -86,6 +88,57 @@ _bh_own_tuple_not_deleted(HeapTupleHeader tup, bool check_cid,
 }
 
 /*
+ * Hint bits in a record written anyway (see the rule above): on page, the
+ * page copy of a record that puts a new tuple on it, mark the xmin of the
+ * newest tuples whose inserter has finished -- HEAP_XMIN_COMMITTED, or
+ * HEAP_XMIN_INVALID for an abort -- so that later checks skip clog.
+ *
+ * From the last line pointer down, at most BH_STAMP_MAX unstamped tuples,
+ * stopping at the first tuple already stamped: older tuples were stamped
+ * by earlier records (or by VACUUM), so each record only catches up with
+ * the few tuples committed since the last one.  An xmin is finished when
+ * it precedes RecentXmin (our snapshot's xmin: nothing below it was
+ * running); a newer one may still run and is left for a later record.
+ *
+ * Why no lost commit can leave a stamp behind: this record follows the
+ * inserter's commit record in WAL, and the page is not written out before
+ * this record is flushed, so an asynchronous commit that a crash loses
+ * takes the stamp with it (heap's SetHintBits checks XLogNeedsFlush for
+ * the same reason; here WAL order does it).  The stamp is in the record,
+ * so standbys get the same bytes.
+ */
+#define BH_STAMP_MAX 8
+
+void
+_bh_stamp_xmins(Page page)
+{
+	int			examined = 0;
+
+	for (OffsetNumber off = PageGetMaxOffsetNumber(page);
+		 off >= FirstOffsetNumber && examined < BH_STAMP_MAX; off--)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleHeader tup;
+		TransactionId xmin;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		tup = (HeapTupleHeader) PageGetItem(page, lp);
+		if (tup->t_infomask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID))
+			break;
+		examined++;
+		xmin = HeapTupleHeaderGetRawXmin(tup);
+		if (!TransactionIdIsNormal(xmin) ||
+			!TransactionIdPrecedes(xmin, RecentXmin))
+			continue;
+		if (TransactionIdDidCommit(xmin))
+			tup->t_infomask |= HEAP_XMIN_COMMITTED;
+		else
+			tup->t_infomask |= HEAP_XMIN_INVALID;
+	}
+}
+
+/*
  * MVCC snapshots.
  */
 static bool
@@ -105,13 +158,12 @@ _bh_satisfies_mvcc(HeapTuple htup, Snapshot snapshot)
 				return false;	/* inserted after the scan started */
 			return _bh_own_tuple_not_deleted(tup, true, snapshot->curcid);
 		}
-		if (XidInMVCCSnapshot(xmin, snapshot))
+		/* running at our snapshot, aborted or crashed: invisible */
+		if (!_bh_xid_visible_committed(xmin, snapshot, false))
 			return false;
-		if (!TransactionIdDidCommit(xmin))
-			return false;		/* aborted or crashed */
 	}
 	else if (!HeapTupleHeaderXminFrozen(tup) &&
-			 XidInMVCCSnapshot(xmin, snapshot))
+			 !_bh_xid_visible_committed(xmin, snapshot, true))
 		return false;			/* committed, but after our snapshot */
 
 	/* The inserter committed and is visible; now the deleter. */
@@ -126,9 +178,7 @@ _bh_satisfies_mvcc(HeapTuple htup, Snapshot snapshot)
 		Assert(TransactionIdIsValid(xmax));
 		if (TransactionIdIsCurrentTransactionId(xmax))
 			return HeapTupleHeaderGetCmax(tup) >= snapshot->curcid;
-		if (XidInMVCCSnapshot(xmax, snapshot))
-			return true;
-		return !TransactionIdDidCommit(xmax);
+		return !_bh_xid_visible_committed(xmax, snapshot, false);
 	}
 
 	xmax = HeapTupleHeaderGetRawXmax(tup);
@@ -136,13 +186,11 @@ _bh_satisfies_mvcc(HeapTuple htup, Snapshot snapshot)
 	{
 		if (TransactionIdIsCurrentTransactionId(xmax))
 			return HeapTupleHeaderGetCmax(tup) >= snapshot->curcid;
-		if (XidInMVCCSnapshot(xmax, snapshot))
-			return true;
-		return !TransactionIdDidCommit(xmax);
+		return !_bh_xid_visible_committed(xmax, snapshot, false);
 	}
 
 	/* xmax committed (hint bit): visible only if after our snapshot */
-	return XidInMVCCSnapshot(xmax, snapshot);
+	return !_bh_xid_visible_committed(xmax, snapshot, true);
 }
 
 /*
@@ -480,6 +528,18 @@ _bh_satisfies_update(HeapTuple htup, CommandId curcid)
  */
 bool
 _bh_satisfies(HeapTuple tuple, Snapshot snapshot, Buffer buffer)
+{
+	_bh_csn_forget();
+	return _bh_satisfies_in_page(tuple, snapshot, buffer);
+}
+
+/*
+ * The same, for the tuples of one page after one _bh_csn_forget (the
+ * snapshot is compared with the CSN view once for the page, see
+ * blinkheap_csn.c, "Reuse").
+ */
+bool
+_bh_satisfies_in_page(HeapTuple tuple, Snapshot snapshot, Buffer buffer)
 {
 	TransactionId dead_after;
 
