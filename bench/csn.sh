@@ -9,9 +9,11 @@
 # one is in the snapshot's xid array (XidInMVCCSnapshot walks it), and
 # blinkheap with blinkam.csn_snapshots on decides it by the writer's CSN.
 # The scans (count(*) and sum(value), no parallel workers) alternate
-# heap, blinkheap (CSNs on), blinkheap (CSNs off), REPEAT times each; then
-# the open sessions end and the same scans run with no other transaction
-# (every xid is then below xmin: the clog path).  heap's hint bits are set
+# heap, blinkheap (CSNs on), blinkheap (CSNs off), REPEAT times each, in
+# one session per set (so that no figure includes a new backend's page
+# faults on shared buffers); then the open sessions end and the same scans
+# run with no other transaction (every xid is then below xmin: the clog
+# path).  heap's hint bits are set
 # by a first scan before anything is timed.
 #
 # Settings: ROWS (1000000), WRITERS (2000 transactions), OPEN (300),
@@ -52,22 +54,27 @@ psql_q -c "SELECT count(*) FROM t_heap" >/dev/null	# heap's hint bits
 psql_q -c "CHECKPOINT"
 
 declare -A res
-scan() {	# label: REPEAT alternating rounds of the three variants
-	local label=$1 v
+# label: REPEAT alternating rounds of the three variants, all in one
+# session (as a pooled connection would run them: a new backend's first
+# touch of each shared buffer costs a page fault, heap's and blinkheap's
+# alike, which a session per scan would add to every figure)
+scan() {
+	local label=$1 variant
 	for variant in heap csn nocsn; do res[$label.$variant]=""; done
-	for r in $(seq "$REPEAT"); do
-		for variant in heap csn nocsn; do
-			case $variant in
-				heap) tbl=t_heap csn=on ;;
-				csn) tbl=t_blinkheap csn=on ;;
-				nocsn) tbl=t_blinkheap csn=off ;;
-			esac
-			v=$(psql_q -c "SET max_parallel_workers_per_gather = 0" \
-				-c "SET blinkam.csn_snapshots = $csn" \
-				-c "SELECT scan_ms('SELECT count(*), sum(value) FROM $tbl')")
-			res[$label.$variant]+="$v "
+	{
+		echo "SET max_parallel_workers_per_gather = 0;"
+		for r in $(seq "$REPEAT"); do
+			echo "SET blinkam.csn_snapshots = on;"
+			echo "SELECT 'heap', scan_ms('SELECT count(*), sum(value) FROM t_heap');"
+			echo "SELECT 'csn', scan_ms('SELECT count(*), sum(value) FROM t_blinkheap');"
+			echo "SET blinkam.csn_snapshots = off;"
+			echo "SELECT 'nocsn', scan_ms('SELECT count(*), sum(value) FROM t_blinkheap');"
 		done
-	done
+	} >"$work/scan.sql"
+	chmod a+r "$work/scan.sql"
+	while IFS='|' read -r variant v; do
+		res[$label.$variant]+="$v "
+	done < <(psql_q -F '|' -f "$work/scan.sql" | grep '|')
 }
 
 psql_q -c "SELECT blinkam_reset_stats()" >/dev/null

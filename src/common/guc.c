@@ -61,6 +61,8 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"vacuum_cleanup_locked", BLINKAM_PAUSE_VACUUM_CLEANUP_LOCKED, false},
 	{"csn_committing", BLINKAM_PAUSE_CSN_COMMITTING, false},
 	{"csn_before_assign", BLINKAM_PAUSE_CSN_BEFORE_ASSIGN, false},
+	{"csn_numbered", BLINKAM_PAUSE_CSN_NUMBERED, false},
+	{"csn_view_read", BLINKAM_PAUSE_CSN_VIEW_READ, false},
 	{NULL, 0, false}
 };
 

@@ -50,8 +50,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_CSN_COMMITTING,	/* a committing blinkheap writer is
 									 * listed as committing, still in the
 									 * proc array (PRE_COMMIT) */
-	BLINKAM_PAUSE_CSN_BEFORE_ASSIGN /* it has left the proc array and has
-									 * no CSN yet (COMMIT callback) */
+	BLINKAM_PAUSE_CSN_BEFORE_ASSIGN,	/* it has left the proc array and
+										 * has no CSN yet (COMMIT callback) */
+	BLINKAM_PAUSE_CSN_NUMBERED, /* it has taken its CSN, its map entries
+								 * are not written, its slot is set */
+	BLINKAM_PAUSE_CSN_VIEW_READ /* a reader building a CSN view has read
+								 * H0, not yet the committing slots */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -21,8 +21,7 @@
 #define BLINKAM_LWLOCK_SPLITREG	1	/* split registry (index) */
 #define BLINKAM_LWLOCK_VACUUM	2	/* vacuum cycle ids (index) */
 #define BLINKAM_LWLOCK_POOL		3	/* page pools, database requests */
-#define BLINKAM_LWLOCK_CSN		4	/* commit sequence numbers (table) */
-#define BLINKAM_NUM_LWLOCKS		5
+#define BLINKAM_NUM_LWLOCKS		4
 
 /*
  * The extension-wide shared state, one per cluster, created at postmaster

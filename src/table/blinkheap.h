@@ -147,6 +147,7 @@ extern void _bh_stamp_xmins(Page page);
 extern void blinkheap_csn_init(void);
 extern void blinkheap_csn_note_write(void);
 extern void _bh_csn_forget(void);
+extern bool _bh_csn_known_committed(TransactionId xid);
 extern bool _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
 									  bool known_committed);
 

@@ -13,60 +13,71 @@
  * and one comparison.  The answer is always the one PostgreSQL's snapshot
  * gives: the CSN only short-cuts what the xid snapshot decides anyway.
  *
- * Shared state (one segment):
- *	  next_csn      the last CSN handed out (0: none yet); under CsnLock.
+ * Shared state (one segment), all read and written without locks:
+ *	  next_csn      the last CSN handed out (0: none yet); atomic.
  *	  committing[]  one slot per PGPROC (pgprocno): the top-level xid of a
  *	                transaction of that backend that is between PRE_COMMIT
- *	                and its CSN, else 0.  Set by the owner alone, without
- *	                the lock; cleared under CsnLock (exclusive) together
- *	                with the CSN assignment, or at abort.
+ *	                and having written its CSN's map entries, else 0.
+ *	                Written by the owner only.
  *	  map[]         xid -> (CSN, top-level xid), a ring of
  *	                BLINKHEAP_CSN_MAP_SIZE entries indexed by the full
  *	                (epoch-qualified) xid; a newer xid overwrites an older
- *	                one in its slot (csn_map_evictions).  Written under
- *	                CsnLock (exclusive), read without any lock.
+ *	                one in its slot (csn_map_evictions).  A writer claims an
+ *	                entry by swapping its fxid word for CSN_ENTRY_BUSY, and
+ *	                puts the new fxid last; a reader compares the fxid word
+ *	                before and after reading, so it sees a whole entry or a
+ *	                miss.
  *
  * Commit (xact callbacks; only for transactions that wrote blinkheap
  * tuples with their xid, noted by blinkheap_csn_note_write):
  *	  PRE_COMMIT  committing[me] := top xid; full barrier.  This is before
  *	              RecordTransactionCommit and ProcArrayEndTransaction.
- *	  COMMIT      (after ProcArrayEndTransaction) under CsnLock exclusive:
- *	              csn := ++next_csn; map[top] and map[each committed
- *	              subxid] := (csn, top); committing[me] := 0.
+ *	  COMMIT      (after ProcArrayEndTransaction): csn := atomic
+ *	              ++next_csn (a full barrier); map[top] and map[each
+ *	              committed subxid] := (csn, top); write barrier;
+ *	              committing[me] := 0.
  *	  ABORT       committing[me] := 0.  PREPARE: never marked, so a
  *	              prepared transaction gets no CSN (the slow path decides).
  *
- * A snapshot's view (built once per snapshot content, see below):
- *	  under CsnLock shared: H := next_csn; C := the committing slots' xids.
+ * A snapshot's view (built once per snapshot content, see below), read in
+ * this order with read barriers between: H0 := next_csn; C := the
+ * committing slots' xids; H1 := next_csn.  Then:
  *	  E1 (invisible although they look committed) := xids x in xip that are
- *	      in C or whose map entry has csn <= H.
- *	  E2 (visible although their CSN is unknown or above H) := xids c in C,
- *	      xmin <= c < xmax, not in xip, that clog says committed.
+ *	      in C or whose map entry has csn <= H0.
+ *	  E2 (visible although their CSN is unknown or above H0) := xids c in
+ *	      C, xmin <= c < xmax, not in xip, that clog says committed.
  *
  * Per xid x (not ours; the caller asked TransactionIdIsCurrentTransactionId):
  *	  x < xmin: committed per clog -> visible; x >= xmax: invisible;
- *	  map entry (csn, top) found: visible iff top in E2, or csn <= H and top
- *	  not in E1 (for a subxid whose top is >= xmin, only while top's own
- *	  entry is still in the map: see "Eviction"); not found (never assigned,
- *	  evicted, prepared, standby, after a restart, CSNs off):
- *	  XidInMVCCSnapshot and clog, exactly as PostgreSQL.
+ *	  map entry (csn, top) found: top in E2 -> visible; top in E1 or
+ *	  csn > H1 -> invisible; H0 < csn <= H1 (numbered while the view was
+ *	  being built) -> the slow path; csn <= H0 -> visible (for a subxid
+ *	  whose top is >= xmin, only while top's own entry is still in the
+ *	  map: see "Eviction"); not found (never assigned, evicted, prepared,
+ *	  standby, after a restart, CSNs off): XidInMVCCSnapshot and clog,
+ *	  exactly as PostgreSQL.
  *
  * Why it agrees with the snapshot.  Let T be a top-level transaction with
  * a CSN and xmin <= T < xmax, and let the snapshot be taken at time t, its
- * view built at b >= t.
- *	(a) T in xip (running at t).  If csn(T) <= H, the assignment happened
- *	    before b's locked read, so its map entries were written by then and
- *	    the E1 pass finds T (unless T's own entry was evicted by then:
- *	    "Eviction" below); if csn(T) > H, the comparison fails.  Either
- *	    way: invisible.  A T still committing at b is in C, hence in E1.
- *	(b) T not in xip (it left the proc array before t).  Its committing
- *	    slot was set before that (PRE_COMMIT precedes
- *	    ProcArrayEndTransaction, which takes ProcArrayLock: a barrier), and
- *	    cleared only under CsnLock together with its CSN.  So at b's locked
- *	    read either T had its CSN (csn <= H, and T is not in E1 because E1
- *	    holds only xip members) or T was in C and is in E2 (clog is final
- *	    for a transaction out of the proc array; an aborted T is not
- *	    added, and an aborted T never gets a CSN).  Either way: visible.
+ * view built at b >= t.  T sets its slot before it takes its CSN and
+ * clears it after writing its entries, so a reader that saw T's CSN in
+ * next_csn and then reads T's slot sees it set, or cleared with the
+ * entries already visible (the usual publish/observe pairing of the
+ * barriers above).
+ *	(a) T in xip (running at t).  csn <= H0: T's number was taken before
+ *	    H0 was read, so at the slot read T was in C (then T is in E1) or
+ *	    had its entries out (then the E1 pass, after the slot read, finds
+ *	    T's own entry -- unless it was evicted: "Eviction" below).
+ *	    csn > H1: the comparison says invisible.  In between: the slow
+ *	    path.  Either way: invisible.
+ *	(b) T not in xip (it left the proc array before t).  Its slot was set
+ *	    before that (PRE_COMMIT precedes ProcArrayEndTransaction, which
+ *	    takes ProcArrayLock: a barrier).  csn <= H0: visible, and T is not
+ *	    in E1, which holds xip members only.  csn > H1: T took its number
+ *	    after H1 was read, after the slot read, and cleared its slot after
+ *	    that, so the slot read saw T in C; T left the proc array, so clog
+ *	    is final and T is in E2 (an aborted T is not added, and never gets
+ *	    a CSN).  In between: the slow path.  Either way: visible.
  * A subtransaction's xid maps to its top-level xid, which is what xip
  * holds; only committed subxids are mapped, so a mapped subxid is
  * committed whenever its top is.  A stale committing slot (a backend that
@@ -77,11 +88,12 @@
  * (an old transaction committing late takes a newer one's slot), so T's
  * own entry can be gone while an entry of its subxid s stays.  If that
  * happened before the E1 pass, T is missing from E1 although it is in
- * xip, and s would look visible.  So for a subxid the answer "csn <= H,
+ * xip, and s would look visible.  So for a subxid the answer "csn <= H0,
  * top not in E1" is trusted only if top is below xmin (not in xip) or
- * top's own entry is found at check time with the same CSN: an entry is
- * written once, before H was read, and never comes back once overwritten,
- * so found now means found during the E1 pass.  The other answers (top in
+ * top's own entry is found at check time with the same CSN: when T is not
+ * in C, its entries were written before its slot was cleared, before the
+ * slot read, and an entry never comes back once overwritten, so found now
+ * means found during the E1 pass.  The other answers (top in
  * E2, csn > H, top in E1) do not depend on E1 being complete.
  *
  * Our own xids.  A snapshot never lists our own xid, so a view built while
@@ -155,8 +167,7 @@ typedef struct CsnMapEntry
 
 typedef struct CsnShared
 {
-	LWLock	   *lock;			/* CsnLock */
-	uint64		next_csn;		/* last CSN handed out; under CsnLock */
+	pg_atomic_uint64 next_csn;	/* the last CSN handed out */
 	int			nslots;			/* entries of committing[] */
 	CsnMapEntry map[BLINKHEAP_CSN_MAP_SIZE];
 	pg_atomic_uint32 committing[FLEXIBLE_ARRAY_MEMBER];
@@ -164,7 +175,8 @@ typedef struct CsnShared
 
 static CsnShared *Csn = NULL;
 
-#define CsnLock (Csn->lock)
+/* A map entry's fxid while one committer writes it. */
+#define CSN_ENTRY_BUSY	PG_UINT64_MAX
 
 /* This transaction put its xid into blinkheap tuples. */
 static bool csn_wrote = false;
@@ -190,7 +202,8 @@ typedef struct CsnView
 	bool		suboverflowed;
 	/* the full xid of xmax, to qualify tuple xids with their epoch */
 	FullTransactionId full_xmax;
-	uint64		horizon;
+	uint64		horizon;		/* H0 */
+	uint64		horizon_after;	/* H1 */
 	int			ninvisible;
 	int			nvisible;
 	int			capacity;
@@ -224,8 +237,7 @@ csn_shmem_init(void)
 	Csn = ShmemInitStruct("blinkam csn", csn_shmem_size(), &found);
 	if (!found)
 	{
-		Csn->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_CSN].lock;
-		Csn->next_csn = 0;
+		pg_atomic_init_u64(&Csn->next_csn, 0);
 		Csn->nslots = MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 		for (int i = 0; i < BLINKHEAP_CSN_MAP_SIZE; i++)
 		{
@@ -244,18 +256,28 @@ csn_entry(FullTransactionId fxid)
 	return &Csn->map[U64FromFullTransactionId(fxid) & (BLINKHEAP_CSN_MAP_SIZE - 1)];
 }
 
-/* Under CsnLock (exclusive). */
+/*
+ * Write a map entry.  Two committers can want the same entry (xids 2^16
+ * apart), so a writer first claims it by swapping its fxid for
+ * CSN_ENTRY_BUSY; readers compare fxid before and after reading csn and
+ * top, so they see either a whole entry or a miss.
+ */
 static void
 csn_map_store(FullTransactionId fxid, TransactionId top, uint64 csn)
 {
 	CsnMapEntry *e = csn_entry(fxid);
-	uint64		old = pg_atomic_read_u64(&e->fxid);
+	uint64		old;
 
+	for (;;)
+	{
+		old = pg_atomic_read_u64(&e->fxid);
+		if (old != CSN_ENTRY_BUSY &&
+			pg_atomic_compare_exchange_u64(&e->fxid, &old, CSN_ENTRY_BUSY))
+			break;
+		pg_spin_delay();
+	}
 	if (old != 0 && old != U64FromFullTransactionId(fxid))
 		blinkam_count(BLINKAM_COUNTER_CSN_MAP_EVICTIONS, 1);
-	/* readers compare fxid before and after reading csn and top */
-	pg_atomic_write_u64(&e->fxid, 0);
-	pg_write_barrier();
 	e->csn = csn;
 	e->top = top;
 	pg_write_barrier();
@@ -345,19 +367,22 @@ csn_assign(void)
 	TransactionId *children;
 	int			nchildren = xactGetCommittedChildren(&children);
 
-	LWLockAcquire(CsnLock, LW_EXCLUSIVE);
 	if (FullTransactionIdIsValid(top))
 	{
-		uint64		csn = ++Csn->next_csn;
+		/* a full barrier: after our slot was set (PRE_COMMIT) */
+		uint64		csn = pg_atomic_add_fetch_u64(&Csn->next_csn, 1);
 		TransactionId topxid = XidFromFullTransactionId(top);
 
+		/* tests: numbered, entries not out, still listed as committing */
+		blinkam_debug_pause(BLINKAM_PAUSE_CSN_NUMBERED);
 		csn_map_store(top, topxid, csn);
 		for (int i = 0; i < nchildren; i++)
 			csn_map_store(csn_child_fxid(top, children[i]), topxid, csn);
 		blinkam_count(BLINKAM_COUNTER_CSN_ASSIGNED, 1);
 	}
+	/* the entries are out before the slot says we are done */
+	pg_write_barrier();
 	csn_clear_slot();
-	LWLockRelease(CsnLock);
 }
 
 static void
@@ -440,6 +465,7 @@ csn_view_build(Snapshot snapshot)
 	TransactionId *committing;
 	int			ncommitting = 0;
 	uint64		horizon;
+	uint64		horizon_after;
 
 	view.valid = false;
 	view.trusted = NULL;
@@ -453,9 +479,12 @@ csn_view_build(Snapshot snapshot)
 		epoch--;
 	view.full_xmax = FullTransactionIdFromEpochAndXid(epoch, snapshot->xmax);
 
+	/* H0, the committing slots, H1, in this order (see the header) */
 	committing = palloc(sizeof(TransactionId) * Csn->nslots);
-	LWLockAcquire(CsnLock, LW_SHARED);
-	horizon = Csn->next_csn;
+	horizon = pg_atomic_read_u64(&Csn->next_csn);
+	pg_read_barrier();
+	/* tests: a commit may number itself and finish here */
+	blinkam_debug_pause(BLINKAM_PAUSE_CSN_VIEW_READ);
 	for (int i = 0; i < Csn->nslots; i++)
 	{
 		TransactionId c = pg_atomic_read_u32(&Csn->committing[i]);
@@ -463,7 +492,9 @@ csn_view_build(Snapshot snapshot)
 		if (TransactionIdIsNormal(c))
 			committing[ncommitting++] = c;
 	}
-	LWLockRelease(CsnLock);
+	pg_read_barrier();
+	horizon_after = pg_atomic_read_u64(&Csn->next_csn);
+	pg_read_barrier();
 
 	/* E1 holds xip members only, E2 committing xids only */
 	csn_view_reserve(snapshot->xcnt + ncommitting);
@@ -510,6 +541,7 @@ csn_view_build(Snapshot snapshot)
 	if (snapshot->xcnt > 0)
 		memcpy(view.xip, snapshot->xip, snapshot->xcnt * sizeof(TransactionId));
 	view.horizon = horizon;
+	view.horizon_after = horizon_after;
 	view.xmin = snapshot->xmin;
 	view.xmax = snapshot->xmax;
 	view.xcnt = snapshot->xcnt;
@@ -567,13 +599,15 @@ _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
 
 			if (view.nvisible > 0 && csn_in(top, view.visible, view.nvisible))
 				visible = true;
-			else if (csn > view.horizon ||
+			else if (csn > view.horizon_after ||
 					 (view.ninvisible > 0 &&
 					  csn_in(top, view.invisible, view.ninvisible)))
 				visible = false;
+			else if (csn > view.horizon)
+				decided = false;	/* numbered while the view was built */
 
 			/*
-			 * csn <= H and top not in E1: visible -- unless xid is a
+			 * csn <= H0 and top not in E1: visible -- unless xid is a
 			 * subxid whose top was in xip and lost its own map entry
 			 * before the E1 pass could find it (see "Eviction").  Found
 			 * now means found then; a top below xmin was not in xip.
@@ -600,6 +634,33 @@ _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
 	if (XidInMVCCSnapshot(xid, snapshot))
 		return false;
 	return known_committed || TransactionIdDidCommit(xid);
+}
+
+/*
+ * Has xid, a normal xid that precedes our own top-level xid (we are
+ * writing, so we have one), a CSN in the map -- so it committed?  For
+ * _bh_stamp_xmins, which would otherwise ask clog under a hot page's
+ * exclusive lock.  false means "not known", nothing more.
+ */
+bool
+_bh_csn_known_committed(TransactionId xid)
+{
+	FullTransactionId ref = GetTopFullTransactionIdIfAny();
+	uint32		epoch;
+	uint64		csn;
+	TransactionId top;
+
+	if (!FullTransactionIdIsValid(ref) ||
+		!TransactionIdPrecedes(xid, XidFromFullTransactionId(ref)))
+		return false;
+	epoch = EpochFromFullTransactionId(ref);
+	if (xid > XidFromFullTransactionId(ref))
+	{
+		if (epoch == 0)
+			return false;
+		epoch--;
+	}
+	return csn_map_lookup(FullTransactionIdFromEpochAndXid(epoch, xid), &csn, &top);
 }
 
 /*

@@ -131,7 +131,8 @@ _bh_stamp_xmins(Page page)
 		if (!TransactionIdIsNormal(xmin) ||
 			!TransactionIdPrecedes(xmin, RecentXmin))
 			continue;
-		if (TransactionIdDidCommit(xmin))
+		/* the CSN map first: no clog lock under this page's lock */
+		if (_bh_csn_known_committed(xmin) || TransactionIdDidCommit(xmin))
 			tup->t_infomask |= HEAP_XMIN_COMMITTED;
 		else
 			tup->t_infomask |= HEAP_XMIN_INVALID;
