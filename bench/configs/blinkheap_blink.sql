@@ -1,5 +1,5 @@
--- blinkheap_blink: a blinkheap table (generic WAL, CSN-ready heap-format
--- pages) with the same blink indexes as heap_blink: a unique blink index
+-- blinkheap_blink: a blinkheap table (generic WAL, heap-format pages,
+-- CSN snapshots) with the same blink indexes as heap_blink: a unique blink index
 -- on (sensor_id, ts) and a blink index on ts.  Compare with heap_btree.
 CREATE TABLE measure (
 	sensor_id int NOT NULL,
