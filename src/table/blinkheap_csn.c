@@ -198,23 +198,20 @@ typedef struct CsnView
 	TransactionId xmin;
 	TransactionId xmax;
 	uint32		xcnt;
-	int32		subxcnt;
-	bool		suboverflowed;
 	/* the full xid of xmax, to qualify tuple xids with their epoch */
 	FullTransactionId full_xmax;
 	uint64		horizon;		/* H0 */
 	uint64		horizon_after;	/* H1 */
 	int			ninvisible;
 	int			nvisible;
-	int			capacity;
+	int			capacity;		/* of each of the three arrays */
 	TransactionId *invisible;	/* E1 */
 	TransactionId *visible;		/* E2 */
+	/* the snapshot's xip it was built for (xcnt entries), to compare */
+	TransactionId *xip;
 	/* the last xid decided by its CSN under this view, and the answer */
 	TransactionId last_xid;
 	bool		last_visible;
-	/* the snapshot's xip it was built for (xcnt entries), to compare */
-	TransactionId *xip;
-	uint32		xip_capacity;
 	/* a snapshot checked against the view since the last _bh_csn_forget */
 	Snapshot	trusted;
 } CsnView;
@@ -315,15 +312,26 @@ csn_child_fxid(FullTransactionId top, TransactionId child)
 	return FullTransactionIdFromEpochAndXid(epoch, child);
 }
 
+/*
+ * The full xid of x, which is not after ref and less than 2^31 before it:
+ * a 32-bit value above ref's means the epoch before.  (Before epoch 0 the
+ * epoch wraps to 2^32 - 1, which no map entry has: a lookup misses.)
+ */
+static inline FullTransactionId
+csn_fxid_not_after(FullTransactionId ref, TransactionId x)
+{
+	uint32		epoch = EpochFromFullTransactionId(ref);
+
+	if (x > XidFromFullTransactionId(ref))
+		epoch--;
+	return FullTransactionIdFromEpochAndXid(epoch, x);
+}
+
 /* The full xid of x, a normal xid with xmin <= x < xmax of the view. */
 static inline FullTransactionId
 csn_view_fxid(TransactionId x)
 {
-	uint32		epoch = EpochFromFullTransactionId(view.full_xmax);
-
-	if (x > XidFromFullTransactionId(view.full_xmax))
-		epoch--;
-	return FullTransactionIdFromEpochAndXid(epoch, x);
+	return csn_fxid_not_after(view.full_xmax, x);
 }
 
 /*
@@ -439,7 +447,7 @@ csn_in(TransactionId xid, const TransactionId *xids, int n)
 	return false;
 }
 
-/* Make room for n xids in each exception set. */
+/* Make room for n xids in each exception set and in the copy of xip. */
 static void
 csn_view_reserve(int n)
 {
@@ -450,9 +458,11 @@ csn_view_reserve(int n)
 	{
 		pfree(view.invisible);
 		pfree(view.visible);
+		pfree(view.xip);
 	}
 	view.invisible = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
 	view.visible = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
+	view.xip = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
 	view.capacity = n;
 }
 
@@ -460,8 +470,6 @@ csn_view_reserve(int n)
 static void
 csn_view_build(Snapshot snapshot)
 {
-	FullTransactionId next;
-	uint32		epoch;
 	TransactionId *committing;
 	int			ncommitting = 0;
 	uint64		horizon;
@@ -472,12 +480,9 @@ csn_view_build(Snapshot snapshot)
 	view.ninvisible = view.nvisible = 0;
 	view.last_xid = InvalidTransactionId;
 
-	/* xmax <= next xid, and closer than 2^31: its epoch follows */
-	next = ReadNextFullTransactionId();
-	epoch = EpochFromFullTransactionId(next);
-	if (snapshot->xmax > XidFromFullTransactionId(next))
-		epoch--;
-	view.full_xmax = FullTransactionIdFromEpochAndXid(epoch, snapshot->xmax);
+	/* xmax <= next xid, and closer than 2^31 */
+	view.full_xmax = csn_fxid_not_after(ReadNextFullTransactionId(),
+										snapshot->xmax);
 
 	/* H0, the committing slots, H1, in this order (see the header) */
 	committing = palloc(sizeof(TransactionId) * Csn->nslots);
@@ -498,6 +503,8 @@ csn_view_build(Snapshot snapshot)
 
 	/* E1 holds xip members only, E2 committing xids only */
 	csn_view_reserve(snapshot->xcnt + ncommitting);
+	if (snapshot->xcnt > 0)
+		memcpy(view.xip, snapshot->xip, snapshot->xcnt * sizeof(TransactionId));
 	for (int i = 0; i < ncommitting; i++)
 	{
 		TransactionId c = committing[i];
@@ -529,24 +536,11 @@ csn_view_build(Snapshot snapshot)
 	}
 	pfree(committing);
 
-	if (snapshot->xcnt > view.xip_capacity)
-	{
-		uint32		n = Max(snapshot->xcnt, 64);
-
-		if (view.xip != NULL)
-			pfree(view.xip);
-		view.xip = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
-		view.xip_capacity = n;
-	}
-	if (snapshot->xcnt > 0)
-		memcpy(view.xip, snapshot->xip, snapshot->xcnt * sizeof(TransactionId));
 	view.horizon = horizon;
 	view.horizon_after = horizon_after;
 	view.xmin = snapshot->xmin;
 	view.xmax = snapshot->xmax;
 	view.xcnt = snapshot->xcnt;
-	view.subxcnt = snapshot->subxcnt;
-	view.suboverflowed = snapshot->suboverflowed;
 	view.valid = true;
 }
 
@@ -646,27 +640,19 @@ bool
 _bh_csn_known_committed(TransactionId xid)
 {
 	FullTransactionId ref = GetTopFullTransactionIdIfAny();
-	uint32		epoch;
 	uint64		csn;
 	TransactionId top;
 
 	if (!FullTransactionIdIsValid(ref) ||
 		!TransactionIdPrecedes(xid, XidFromFullTransactionId(ref)))
 		return false;
-	epoch = EpochFromFullTransactionId(ref);
-	if (xid > XidFromFullTransactionId(ref))
-	{
-		if (epoch == 0)
-			return false;
-		epoch--;
-	}
-	return csn_map_lookup(FullTransactionIdFromEpochAndXid(epoch, xid), &csn, &top);
+	return csn_map_lookup(csn_fxid_not_after(ref, xid), &csn, &top);
 }
 
 /*
  * blinkheap_csn_of(xid) RETURNS bigint: the CSN the map holds for xid
- * (assumed to be of the current epoch or the one before, whichever is not
- * in the future), NULL if none.  For tests.
+ * (taken to be the latest xid with that 32-bit value not after the next
+ * xid), NULL if none.  For tests.
  */
 PG_FUNCTION_INFO_V1(blinkheap_csn_of);
 
@@ -674,20 +660,13 @@ Datum
 blinkheap_csn_of(PG_FUNCTION_ARGS)
 {
 	TransactionId xid = DatumGetTransactionId(PG_GETARG_DATUM(0));
-	FullTransactionId next = ReadNextFullTransactionId();
-	uint32		epoch = EpochFromFullTransactionId(next);
 	uint64		csn;
 	TransactionId top;
 
 	if (!TransactionIdIsNormal(xid))
 		PG_RETURN_NULL();
-	if (xid >= XidFromFullTransactionId(next))
-	{
-		if (epoch == 0)
-			PG_RETURN_NULL();
-		epoch--;
-	}
-	if (!csn_map_lookup(FullTransactionIdFromEpochAndXid(epoch, xid), &csn, &top))
+	if (!csn_map_lookup(csn_fxid_not_after(ReadNextFullTransactionId(), xid),
+						&csn, &top))
 		PG_RETURN_NULL();
 	PG_RETURN_INT64((int64) csn);
 }
