@@ -89,3 +89,23 @@ SELECT dblink_disconnect('csn_open');
 SELECT dblink_disconnect('csn_w');
 SELECT blinkheap_check('csn_b');
 DROP TABLE csn_h, csn_b;
+
+-- stamps: an insert record marks the finished inserters of the newest
+-- tuples on its page committed (or aborted) in the record it writes
+-- anyway, so later checks skip clog
+CREATE TABLE csn_s (id int) USING blinkheap WITH (autovacuum_enabled = off);
+INSERT INTO csn_s VALUES (1);
+BEGIN;
+INSERT INTO csn_s VALUES (2);
+ROLLBACK;
+SELECT lp, infomask LIKE '%XMIN_COMMITTED%' AS committed,
+       infomask LIKE '%XMIN_INVALID%' AS aborted
+  FROM blinkheap_page_items('csn_s', 0) ORDER BY lp;
+-- this insert's snapshot has both earlier xids below its xmin
+INSERT INTO csn_s VALUES (3);
+SELECT lp, infomask LIKE '%XMIN_COMMITTED%' AS committed,
+       infomask LIKE '%XMIN_INVALID%' AS aborted
+  FROM blinkheap_page_items('csn_s', 0) ORDER BY lp;
+SELECT id FROM csn_s ORDER BY id;
+SELECT blinkheap_check('csn_s');
+DROP TABLE csn_s;
