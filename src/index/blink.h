@@ -309,6 +309,8 @@ extern void _blink_unlock(Relation rel, Buffer buf);
 extern void _blink_relbuf(Relation rel, Buffer buf);
 extern Buffer _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno,
 								  int access);
+extern void _blink_corrupted(Relation rel, BlockNumber blkno, const char *fmt,...)
+			pg_attribute_printf(3, 4) pg_attribute_noreturn();
 extern void _blink_checkpage(Relation rel, Buffer buf);
 extern Buffer _blink_newpage(Relation rel, bool leaf);
 extern BlockNumber _blink_getroot(Relation rel, uint32 *level, bool refresh);

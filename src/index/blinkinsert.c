@@ -1141,8 +1141,8 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 		/* Parent, then child. */
 		lbuf = _blink_getbuf(rel, info->lblkno, BUFFER_LOCK_EXCLUSIVE);
 		if (!BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(lbuf))))
-			elog(ERROR, "block %u of blink index \"%s\" lost its incomplete-split flag",
-				 info->lblkno, RelationGetRelationName(rel));
+			_blink_corrupted(rel, info->lblkno,
+							 "its incomplete-split flag is gone while this backend finishes its split");
 
 		if (_blink_fits(ppage, sepsz))
 		{
@@ -1223,11 +1223,9 @@ _blink_getstackbuf(Relation rel, BlinkStack stack, BlinkSplitInfo *info,
 		Buffer		rbuf;
 
 		if (opaque->blink_level != plevel)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("blink index \"%s\" block %u has level %u, expected %u",
-							RelationGetRelationName(rel), BufferGetBlockNumber(buf),
-							opaque->blink_level, plevel)));
+			_blink_corrupted(rel, BufferGetBlockNumber(buf),
+							 "level %u, expected %u for the parent of a split page",
+							 opaque->blink_level, plevel);
 
 		if (stack && BufferGetBlockNumber(buf) == stack->blkno &&
 			opaque->blink_version == stack->version &&
@@ -1286,10 +1284,9 @@ _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info)
 
 	_blink_relbuf(rel, lbuf);
 	if (!BlockNumberIsValid(left))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("leftmost block %u of level %u of blink index \"%s\" has no downlink",
-						info->lblkno, info->level, RelationGetRelationName(rel))));
+		_blink_corrupted(rel, info->lblkno,
+						 "leftmost page of level %u has no downlink in its parent",
+						 info->level);
 
 	/* The left neighbour may itself have split since: move right to L's. */
 	buf = _blink_getbuf(rel, left, BUFFER_LOCK_EXCLUSIVE);
@@ -1301,10 +1298,9 @@ _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info)
 		if (opaque->blink_next == info->lblkno)
 			break;
 		if (BlinkPageIsRightmost(opaque))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("block %u of blink index \"%s\" is not reachable from its left sibling",
-							info->lblkno, RelationGetRelationName(rel))));
+			_blink_corrupted(rel, info->lblkno,
+							 "not reachable through the right-links from its left-link %u",
+							 left);
 		rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_EXCLUSIVE);
 		_blink_relbuf(rel, buf);
 		buf = rbuf;

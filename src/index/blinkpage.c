@@ -21,6 +21,8 @@
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -76,8 +78,54 @@ _blink_page_changed(Page page)
 }
 
 /*
- * Verify that a buffer holds a sane blink page; raise
- * ERRCODE_INDEX_CORRUPTED otherwise.  The caller holds a pin and a lock.
+ * Raise the error every corruption report of a blink index uses, from
+ * blink_check and from the checks normal operation makes on its way:
+ * ERRCODE_INDEX_CORRUPTED, a message that says the index is corrupted, a
+ * detail naming the block (InvalidBlockNumber when the broken invariant is
+ * not about one page, such as a table row without its entry) and what is
+ * wrong there, and a hint that REINDEX rebuilds it from the table.
+ */
+void
+_blink_corrupted(Relation rel, BlockNumber blkno, const char *fmt,...)
+{
+	StringInfoData what;
+	char	   *name;
+
+	initStringInfo(&what);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&what, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&what, needed);
+	}
+	name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+									  RelationGetRelationName(rel));
+	if (BlockNumberIsValid(blkno))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("blink index \"%s\" is corrupted",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u: %s.", blkno, what.data),
+				 errhint("Rebuild it from its table with REINDEX INDEX %s.", name)));
+	/* A detail is a sentence: it starts with a capital. */
+	what.data[0] = pg_toupper((unsigned char) what.data[0]);
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("blink index \"%s\" is corrupted",
+					RelationGetRelationName(rel)),
+			 errdetail("%s.", what.data),
+			 errhint("Rebuild it from its table with REINDEX INDEX %s.", name)));
+}
+
+/*
+ * Verify that a buffer holds a sane blink page; report the index
+ * corrupted otherwise.  The caller holds a pin and a lock.
  */
 void
 _blink_checkpage(Relation rel, Buffer buf)
@@ -85,18 +133,16 @@ _blink_checkpage(Relation rel, Buffer buf)
 	Page		page = BufferGetPage(buf);
 
 	if (PageIsNew(page))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains unexpected zero page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errhint("Please REINDEX it.")));
-	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(BlinkPageOpaqueData)) ||
-		BlinkPageGetOpaque(page)->blink_page_id != BLINK_PAGE_ID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains corrupted page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errhint("Please REINDEX it.")));
+		_blink_corrupted(rel, BufferGetBlockNumber(buf),
+						 "unexpected all-zero page inside the tree");
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(BlinkPageOpaqueData)))
+		_blink_corrupted(rel, BufferGetBlockNumber(buf),
+						 "not a blink page (special space of %u bytes)",
+						 (unsigned) PageGetSpecialSize(page));
+	if (BlinkPageGetOpaque(page)->blink_page_id != BLINK_PAGE_ID)
+		_blink_corrupted(rel, BufferGetBlockNumber(buf),
+						 "not a blink page (page id %04X)",
+						 BlinkPageGetOpaque(page)->blink_page_id);
 }
 
 /*
@@ -245,10 +291,8 @@ _blink_read_meta(Relation rel, BlinkMetaPageData *copy)
 
 	if (!BlinkPageIsMeta(BlinkPageGetOpaque(page)) ||
 		meta->blinkm_magic != BLINK_MAGIC)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" is not a blink index",
-						RelationGetRelationName(rel))));
+		_blink_corrupted(rel, BLINK_METAPAGE,
+						 "the metapage has no blink magic number");
 	if (meta->blinkm_version != BLINK_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),

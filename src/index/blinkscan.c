@@ -370,10 +370,9 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	SortOffsetsArg sa;
 
 	if (!BlinkPageIsLeaf(opaque))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("blink index \"%s\" block %u is not a leaf",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf))));
+		_blink_corrupted(rel, BufferGetBlockNumber(buf),
+						 "a scan of the leaf level reached a page of level %u",
+						 opaque->blink_level);
 
 	pos->currPage = BufferGetBlockNumber(buf);
 	pos->nextPage = opaque->blink_next;
@@ -572,10 +571,9 @@ _blink_steppage(IndexScanDesc scan, ScanDirection dir)
 				if (opaque->blink_next == target)
 					break;
 				if (BlinkPageIsRightmost(opaque))
-					ereport(ERROR,
-							(errcode(ERRCODE_INDEX_CORRUPTED),
-							 errmsg("blink index \"%s\": no left sibling of block %u links back to it",
-									RelationGetRelationName(rel), target)));
+					_blink_corrupted(rel, target,
+									 "no page to the right of its left-link %u links back to it",
+									 pos->prevPage);
 				rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_SHARE);
 				_blink_relbuf(rel, buf);
 				buf = rbuf;

@@ -243,11 +243,9 @@ _blink_search_ext(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 		page = BufferGetPage(buf);
 		opaque = BlinkPageGetOpaque(page);
 		if (opaque->blink_level != level)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("blink index \"%s\" block %u has level %u, expected %u",
-							RelationGetRelationName(rel), BufferGetBlockNumber(buf),
-							opaque->blink_level, level)));
+			_blink_corrupted(rel, BufferGetBlockNumber(buf),
+							 "level %u, expected %u on the way down from the root",
+							 opaque->blink_level, level);
 		if (level == target_level)
 			break;
 

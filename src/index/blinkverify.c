@@ -96,11 +96,7 @@ typedef struct TidEntry
 } TidEntry;
 
 #define corrupt(cs, blkno, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INDEX_CORRUPTED), \
-			 errmsg("blink index \"%s\" block %u: %s", \
-					RelationGetRelationName((cs)->rel), (blkno), \
-					psprintf(__VA_ARGS__))))
+	_blink_corrupted((cs)->rel, (blkno), __VA_ARGS__)
 
 /*
  * Open an index for blink_check and the introspection functions, refusing
@@ -163,17 +159,24 @@ check_unique_run(CheckState *cs)
 				first_visible = tid;
 				continue;
 			}
+			/*
+			 * Corrupted, but REINDEX alone cannot mend it: the table holds
+			 * the duplicate rows the index let in.
+			 */
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("unique blink index \"%s\" has two visible rows with key %s",
-							RelationGetRelationName(cs->rel),
-							_blink_tuple_to_text(cs->rel, cs->run_first)),
-					 errdetail("Heap tuples (%u,%u) and (%u,%u) of table \"%s\".",
+					 errmsg("blink index \"%s\" is corrupted",
+							RelationGetRelationName(cs->rel)),
+					 errdetail("Unique key %s has two visible rows, (%u,%u) and (%u,%u) of table \"%s\".",
+							   _blink_tuple_to_text(cs->rel, cs->run_first),
 							   ItemPointerGetBlockNumber(first_visible),
 							   ItemPointerGetOffsetNumber(first_visible),
 							   ItemPointerGetBlockNumber(tid),
 							   ItemPointerGetOffsetNumber(tid),
-							   RelationGetRelationName(cs->heap))));
+							   RelationGetRelationName(cs->heap)),
+					 errhint("Delete or change one of the rows, then rebuild the index with REINDEX INDEX %s.",
+							 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(cs->rel)),
+														RelationGetRelationName(cs->rel)))));
 		}
 	}
 	list_free_deep(cs->run_tids);
@@ -463,14 +466,12 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 	if (e == NULL || e->hash != itup_hash(itup))
 		heap_crosscheck_failed = true;
 	if (e == NULL || e->hash != itup_hash(itup))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("heap tuple (%u,%u) of table \"%s\" %s in blink index \"%s\"",
-						ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-						RelationGetRelationName(table_open(index->rd_index->indrelid, NoLock)),
-						e ? "has a different entry" : "has no entry",
-						RelationGetRelationName(index)),
-				 errdetail("Expected key %s.", _blink_tuple_to_text(index, itup))));
+		_blink_corrupted(index, InvalidBlockNumber,
+						 "row (%u,%u) of table \"%s\" %s (expected key %s)",
+						 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+						 get_rel_name(index->rd_index->indrelid),
+						 e ? "has an entry with other contents" : "has no entry",
+						 _blink_tuple_to_text(index, itup));
 	e->matched = true;
 	pfree(itup);
 }
@@ -499,12 +500,9 @@ check_unmatched_tid(Relation heap, Relation index, ItemPointer tid)
 		UnlockReleaseBuffer(buf);
 	}
 	if (!used)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("blink index \"%s\" has an entry for heap tuple (%u,%u), whose line pointer in table \"%s\" is unused",
-						RelationGetRelationName(index), blkno, off,
-						RelationGetRelationName(heap)),
-				 errdetail("A VACUUM freed the row but missed this entry.")));
+		_blink_corrupted(index, InvalidBlockNumber,
+						 "an entry points to row (%u,%u) of table \"%s\", whose line pointer is unused (a VACUUM freed the row but missed the entry)",
+						 blkno, off, RelationGetRelationName(heap));
 }
 
 /*
@@ -644,12 +642,12 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 			if (e->count > 1)
 			{
 				hash_seq_term(&seq);
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("blink index \"%s\" has %d entries for heap tuple (%u,%u)",
-								RelationGetRelationName(rel), e->count,
-								ItemPointerGetBlockNumber(&e->tid),
-								ItemPointerGetOffsetNumber(&e->tid))));
+				_blink_corrupted(rel, InvalidBlockNumber,
+								 "%d entries point to row (%u,%u) of table \"%s\"",
+								 e->count,
+								 ItemPointerGetBlockNumber(&e->tid),
+								 ItemPointerGetOffsetNumber(&e->tid),
+								 RelationGetRelationName(heap));
 			}
 		}
 		indexInfo->ii_Concurrent = false;
