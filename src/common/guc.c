@@ -63,6 +63,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"csn_before_assign", BLINKAM_PAUSE_CSN_BEFORE_ASSIGN, false},
 	{"csn_numbered", BLINKAM_PAUSE_CSN_NUMBERED, false},
 	{"csn_view_read", BLINKAM_PAUSE_CSN_VIEW_READ, false},
+	{"insert_start", BLINKAM_PAUSE_INSERT_START, false},
 	{NULL, 0, false}
 };
 

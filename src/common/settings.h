@@ -54,8 +54,12 @@ typedef enum BlinkamPausePoint
 										 * has no CSN yet (COMMIT callback) */
 	BLINKAM_PAUSE_CSN_NUMBERED, /* it has taken its CSN, its map entries
 								 * are not written, its slot is set */
-	BLINKAM_PAUSE_CSN_VIEW_READ /* a reader building a CSN view has read
-								 * H0, not yet the committing slots */
+	BLINKAM_PAUSE_CSN_VIEW_READ,	/* a reader building a CSN view has
+									 * read H0, not yet the committing
+									 * slots */
+	BLINKAM_PAUSE_INSERT_START	/* blink's aminsert was called (after
+								 * index_insert's predicate lock check),
+								 * its entry not yet in the index */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -97,15 +97,12 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
 }
 
 /*
- * blinkinsert() -- aminsert: insert one index tuple.
- *
- * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
- * row exists (the executor rechecks later); true otherwise.
+ * Insert one index tuple (or buffer it, defer.c); blinkinsert's result.
  */
-bool
-blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
-			Relation heapRel, IndexUniqueCheck checkUnique,
-			bool indexUnchanged, IndexInfo *indexInfo)
+static bool
+_blink_insert_one(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+				  Relation heapRel, IndexUniqueCheck checkUnique,
+				  IndexInfo *indexInfo)
 {
 	IndexTuple	itup;
 	BlinkScanInsert key;
@@ -259,6 +256,36 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	pfree(key);
 	pfree(itup);
 	return is_unique;
+}
+
+/*
+ * blinkinsert() -- aminsert: insert one index tuple.
+ *
+ * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
+ * row exists (the executor rechecks later); true otherwise.
+ */
+bool
+blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+			Relation heapRel, IndexUniqueCheck checkUnique,
+			bool indexUnchanged, IndexInfo *indexInfo)
+{
+	bool		result;
+
+	blinkam_debug_pause(BLINKAM_PAUSE_INSERT_START);
+	result = _blink_insert_one(rel, values, isnull, ht_ctid, heapRel,
+							   checkUnique, indexInfo);
+
+	/*
+	 * SERIALIZABLE.  Without page-level predicate locks a serializable scan
+	 * locks the whole index, and index_insert checked for such locks
+	 * before calling us.  A scan that took its lock after that check and
+	 * read the leaf before our entry arrived saw neither the entry nor our
+	 * row, and nothing recorded the rw-conflict.  Checking again once the
+	 * entry is in the index (or buffered: defer.c checks again when the
+	 * buffer reaches the index) leaves no such window.
+	 */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+	return result;
 }
 
 /*
