@@ -187,11 +187,8 @@ SELECT k, v FROM u WHERE k IN (10, 20, 21, 40) ORDER BY k;
 SELECT count(*) FROM u WHERE k = 1500;
 SELECT blink_check('u_k', true);
 
--- ON CONFLICT: PostgreSQL 15 prepares only btree unique indexes for
--- speculative insertion, so it is refused clearly on such tables ...
-INSERT INTO u VALUES (5, 'conflict') ON CONFLICT (k) DO NOTHING;
-INSERT INTO u VALUES (5, 'updated') ON CONFLICT DO NOTHING;
--- ... and works where a btree enforces the uniqueness beside a blink index
+-- ON CONFLICT arbitrated by a unique blink index: sql/blink_onconflict.sql.
+-- Here: a btree enforces the uniqueness beside a non-unique blink index.
 CREATE TABLE oc (k int, v text);
 CREATE UNIQUE INDEX oc_k_btree ON oc USING btree (k);
 CREATE INDEX oc_k ON oc USING blink (k);

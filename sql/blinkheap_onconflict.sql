@@ -3,8 +3,8 @@
 --
 -- Every statement runs on a blinkheap table (*_b) and on a heap table
 -- (*_h) with the same rows and indexes; oc_same() compares the two with
--- EXCEPT ALL both ways.  ON CONFLICT arbiters are btree indexes (a
--- unique blink index is refused by design).  Runs with
+-- EXCEPT ALL both ways.  ON CONFLICT arbiters are btree indexes here
+-- (unique blink arbiters: sql/blink_onconflict.sql).  Runs with
 -- wal_consistency_checking = 'generic'.  The races (speculative
 -- insertions killed after a conflict) are in specs/blinkheap_onconflict_race.spec.
 --

@@ -19,6 +19,7 @@
 #include "access/sdir.h"
 #include "access/skey.h"
 #include "fmgr.h"
+#include "nodes/plannodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
@@ -371,6 +372,7 @@ extern void _blink_vacuum_init(void);
 
 /* onconflict.c */
 extern void _blink_onconflict_init(void);
+extern List *_blink_onconflict_nodes(PlannedStmt *stmt);
 
 /* blinkverify.c */
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);

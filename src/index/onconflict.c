@@ -1,16 +1,59 @@
 /*-------------------------------------------------------------------------
  *
  * onconflict.c
- *	  A clear refusal of INSERT ... ON CONFLICT on tables with a unique
- *	  blink index.
+ *	  INSERT ... ON CONFLICT on tables with a unique blink index.
  *
- * PostgreSQL 15's executor prepares every unique index of the target
- * table for speculative insertion, and that preparation accepts btree
- * indexes only (BuildSpeculativeIndexInfo raises an internal error for any
- * other access method).  Nothing an access method can do changes that, so
- * rather than let users meet an internal error at execution time, a
- * post-parse-analysis hook rejects such statements up front with an
- * explanation and a way out.
+ * What PostgreSQL 15 does with an INSERT ... ON CONFLICT: the planner
+ * picks the arbiter indexes among the table's unique indexes (any access
+ * method); the executor opens every index of the target table with
+ * ExecOpenIndices(..., speculative = true), which calls
+ * BuildSpeculativeIndexInfo for each unique index to fill in the equality
+ * operators (strategy BTEqualStrategyNumber of the index's operator
+ * families) that the conflict checks use.  Everything after that goes
+ * through the index access method's own interface: the pre-check is an
+ * index scan with SnapshotDirty (check_exclusion_or_unique_constraint),
+ * the insertion an aminsert with UNIQUE_CHECK_PARTIAL whose "false" tells
+ * the executor to kill its speculative tuple and start over.  blink
+ * supports all of that (its operator families use btree's strategy
+ * numbers, its unique checks honour UNIQUE_CHECK_PARTIAL and speculative
+ * tokens).
+ *
+ * The one obstacle is a test in BuildSpeculativeIndexInfo: it raises an
+ * internal error unless the index's pg_class.relam is btree's.  So, while
+ * the executor prepares the indexes of an ON CONFLICT target (and only
+ * then), the relcache entries of that table's unique blink indexes say
+ * relam = BTREE_AM_OID:
+ *
+ *   - PostgreSQL 15 opens a result relation's indexes when the first row
+ *     reaches ExecInsert (ExecOpenIndices), after the statement's input has
+ *     run whatever user code it runs.  Our ExecutorStart hook makes that
+ *     call itself, right after standard_ExecutorStart, for each ON
+ *     CONFLICT node; ExecInsert then finds the indexes open and ExecutorEnd
+ *     closes them as usual (PostgreSQL 13 opened them at that point too).
+ *     The window is that one call: it runs no user code (no trigger, no
+ *     function, no planning), so nothing else looks at the entries
+ *     meanwhile.  rd_indam stays blink's, so scans and inserts still reach
+ *     blink.  relam is restored when the call returns or fails.
+ *   - Each unique blink index is opened and locked (RowExclusiveLock, what
+ *     the executor takes) before the window, and stays open across it, so
+ *     the entry cannot go away; the index list is read again until locking
+ *     found no new index (CREATE INDEX CONCURRENTLY can add one), and
+ *     nothing between that last read and ExecOpenIndices' own read takes a
+ *     lock, so no invalidation changes the list in between.  An
+ *     invalidation of a presented index inside the window (VACUUM updating
+ *     its pg_class row in place, processed when ExecOpenIndices locks
+ *     another index) reloads rd_rel from the catalog; a relcache callback
+ *     sets relam again for presented indexes.
+ *   - Partitioned targets are not covered: their partitions' indexes are
+ *     opened while rows are routed, inside the statement.  Such a
+ *     statement is refused right after executor start, before any row is
+ *     routed, if a partition in the statement's partition descriptors (the
+ *     ones routing will use, so a partition attached meanwhile is seen)
+ *     has a unique blink index; the error says to insert into the
+ *     partition itself.
+ *
+ * specs/blink_onconflict_race runs concurrent same-key upserts side by side
+ * with btree; sql/blink.sql the single-session cases.
  *
  * src/index/onconflict.c
  *
@@ -18,77 +61,315 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/xact.h"
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/indexing.h"
 #include "commands/defrem.h"
-#include "nodes/parsenodes.h"
-#include "parser/analyze.h"
+#include "executor/executor.h"
+#include "nodes/plannodes.h"
 #include "parser/parsetree.h"
+#include "partitioning/partdesc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/relcache.h"
 #include "utils/syscache.h"
 
 #include "index/blink.h"
 
-static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 
-static void
-blink_check_onconflict(Query *query)
+/*
+ * The unique blink indexes whose relcache entries say btree right now
+ * (inside standard_ExecutorStart of an ON CONFLICT plan); NIL otherwise.
+ */
+static List *presented = NIL;
+
+/*
+ * The plan's INSERT ... ON CONFLICT nodes: a ModifyTable sits at the top
+ * of the main plan or of a data-modifying WITH's subplan.
+ */
+List *
+_blink_onconflict_nodes(PlannedStmt *stmt)
 {
-	RangeTblEntry *rte;
-	Relation	rel;
+	List	   *nodes = NIL;
+	ListCell   *lc;
+
+	if (stmt->commandType == CMD_UTILITY || stmt->planTree == NULL)
+		return NIL;
+	if (IsA(stmt->planTree, ModifyTable) &&
+		((ModifyTable *) stmt->planTree)->onConflictAction != ONCONFLICT_NONE)
+		nodes = lappend(nodes, stmt->planTree);
+	foreach(lc, stmt->subplans)
+	{
+		Plan	   *plan = (Plan *) lfirst(lc);
+
+		if (plan && IsA(plan, ModifyTable) &&
+			((ModifyTable *) plan)->onConflictAction != ONCONFLICT_NONE)
+			nodes = lappend(nodes, plan);
+	}
+	return nodes;
+}
+
+/* The unique blink indexes of a table, by OID. */
+static List *
+unique_blink_indexes(Relation heap)
+{
+	Oid			blink_am = get_index_am_oid("blink", true);
+	List	   *found = NIL;
 	List	   *indexes;
 	ListCell   *lc;
-	Oid			blink_am;
 
-	if (query->commandType != CMD_INSERT || query->onConflict == NULL ||
-		query->resultRelation <= 0)
-		return;
-	blink_am = get_index_am_oid("blink", true);
-	if (!OidIsValid(blink_am))
-		return;
-
-	rte = rt_fetch(query->resultRelation, query->rtable);
-	rel = relation_open(rte->relid, NoLock);	/* locked by the parser */
-	indexes = RelationGetIndexList(rel);
+	if (!OidIsValid(blink_am) || !heap->rd_rel->relhasindex)
+		return NIL;
+	indexes = RelationGetIndexList(heap);
 	foreach(lc, indexes)
 	{
 		Oid			indexoid = lfirst_oid(lc);
 		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
 		HeapTuple	itup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
-		bool		bad = false;
 
-		if (HeapTupleIsValid(tup) && HeapTupleIsValid(itup))
-			bad = ((Form_pg_class) GETSTRUCT(tup))->relam == blink_am &&
-				((Form_pg_index) GETSTRUCT(itup))->indisunique;
+		if (HeapTupleIsValid(tup) && HeapTupleIsValid(itup) &&
+			((Form_pg_class) GETSTRUCT(tup))->relam == blink_am &&
+			((Form_pg_index) GETSTRUCT(itup))->indisunique)
+			found = lappend_oid(found, indexoid);
 		if (HeapTupleIsValid(tup))
 			ReleaseSysCache(tup);
 		if (HeapTupleIsValid(itup))
 			ReleaseSysCache(itup);
-		if (bad)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("INSERT ... ON CONFLICT is not supported on table \"%s\" because it has the unique blink index \"%s\"",
-							RelationGetRelationName(rel), get_rel_name(indexoid)),
-					 errdetail("PostgreSQL 15 can prepare only btree unique indexes for speculative insertion."),
-					 errhint("Enforce this uniqueness with a btree unique index (or constraint) on tables that use ON CONFLICT; a non-unique blink index may stay beside it.")));
 	}
 	list_free(indexes);
-	relation_close(rel, NoLock);
+	return found;
+}
+
+/* Relcache callback: an entry in the window that was reloaded says btree again. */
+static void
+onconflict_relcache_callback(Datum arg, Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, presented)
+	{
+		Relation	index = (Relation) lfirst(lc);
+
+		if (!OidIsValid(relid) || RelationGetRelid(index) == relid)
+			index->rd_rel->relam = BTREE_AM_OID;
+	}
+}
+
+/*
+ * Does this database have a unique blink index at all?  Cached per
+ * backend; any change to pg_index (an index created, dropped, rebuilt)
+ * forgets the answer.  It lets ON CONFLICT through a partitioned table
+ * skip opening every partition where no unique blink index exists.
+ */
+static int	unique_blink_known = -1;	/* -1 unknown, 0 no, 1 yes */
+
+static void
+onconflict_index_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	unique_blink_known = -1;
+}
+
+static bool
+any_unique_blink_index(void)
+{
+	Oid			blink_am = get_index_am_oid("blink", true);
+	Relation	pg_index;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (unique_blink_known >= 0)
+		return unique_blink_known == 1;
+	unique_blink_known = 0;
+	if (!OidIsValid(blink_am))
+		return false;
+	pg_index = table_open(IndexRelationId, AccessShareLock);
+	scan = systable_beginscan(pg_index, InvalidOid, false, NULL, 0, NULL);
+	while ((tup = systable_getnext(scan)) != NULL)
+	{
+		Form_pg_index idx = (Form_pg_index) GETSTRUCT(tup);
+
+		HeapTuple	ctup;
+
+		if (!idx->indisunique)
+			continue;
+		ctup = SearchSysCache1(RELOID, ObjectIdGetDatum(idx->indexrelid));
+		if (HeapTupleIsValid(ctup))
+		{
+			if (((Form_pg_class) GETSTRUCT(ctup))->relam == blink_am)
+				unique_blink_known = 1;
+			ReleaseSysCache(ctup);
+		}
+		if (unique_blink_known == 1)
+			break;
+	}
+	systable_endscan(scan);
+	table_close(pg_index, AccessShareLock);
+	return unique_blink_known == 1;
+}
+
+/*
+ * Refuse an ON CONFLICT whose partitioned target routes rows to a
+ * partition with a unique blink index.  Walks the partition descriptors
+ * of the executor's partition directory: tuple routing reads the same
+ * ones, so a partition attached meanwhile is not missed.
+ */
+static void
+refuse_partitions(EState *estate, Relation parent, Relation root)
+{
+	PartitionDesc pd;
+
+	/* (made by ExecSetupPartitionTupleRouting; the same way if not) */
+	if (estate->es_partition_directory == NULL)
+		estate->es_partition_directory =
+			CreatePartitionDirectory(estate->es_query_cxt,
+									 !IsolationUsesXactSnapshot());
+	pd = PartitionDirectoryLookup(estate->es_partition_directory, parent);
+	for (int i = 0; i < pd->nparts; i++)
+	{
+		/*
+		 * Routing locks a partition when it first sends it a row; reading
+		 * its index list needs at least this much now.
+		 */
+		Relation	part = try_table_open(pd->oids[i], AccessShareLock);
+		List	   *indexes;
+
+		if (part == NULL)
+			continue;			/* dropped since: routing cannot use it */
+		if (part->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+			refuse_partitions(estate, part, root);
+		else if ((indexes = unique_blink_indexes(part)) != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT through partitioned table \"%s\" is not supported: its partition \"%s\" has the unique blink index \"%s\"",
+							RelationGetRelationName(root),
+							RelationGetRelationName(part),
+							get_rel_name(linitial_oid(indexes))),
+					 errdetail("PostgreSQL 15 prepares the indexes of a partition for ON CONFLICT while it routes rows, where blinkam cannot take part."),
+					 errhint("Insert into the partition itself with ON CONFLICT, or enforce this uniqueness with a btree unique index.")));
+		table_close(part, NoLock);
+	}
+}
+
+/*
+ * ExecOpenIndices(rri, speculative) with the table's unique blink indexes
+ * saying btree; see the top of this file.
+ */
+static void
+open_indexes_presenting(ResultRelInfo *rri)
+{
+	Relation	heap = rri->ri_RelationDesc;
+	Oid			blink_am = get_index_am_oid("blink", false);
+	List	   *indexes = NIL;
+	List	   *found;
+	ListCell   *lc;
+	bool		grew;
+
+	/* Lock them all, until locking shows no new one. */
+	do
+	{
+		grew = false;
+		found = unique_blink_indexes(heap);
+		foreach(lc, found)
+		{
+			Oid			indexoid = lfirst_oid(lc);
+			bool		known = false;
+			ListCell   *ic;
+
+			foreach(ic, indexes)
+				known |= (RelationGetRelid((Relation) lfirst(ic)) == indexoid);
+			if (!known)
+			{
+				indexes = lappend(indexes, index_open(indexoid, RowExclusiveLock));
+				grew = true;
+			}
+		}
+		list_free(found);
+	} while (grew);
+
+	Assert(presented == NIL);
+	presented = indexes;
+	foreach(lc, indexes)
+		((Relation) lfirst(lc))->rd_rel->relam = BTREE_AM_OID;
+	PG_TRY();
+	{
+		ExecOpenIndices(rri, true);
+	}
+	PG_FINALLY();
+	{
+		presented = NIL;
+		foreach(lc, indexes)
+			((Relation) lfirst(lc))->rd_rel->relam = blink_am;
+	}
+	PG_END_TRY();
+	foreach(lc, indexes)
+		index_close((Relation) lfirst(lc), NoLock);
+	list_free(indexes);
+}
+
+/* Open the indexes of an ON CONFLICT node's target, or refuse it. */
+static void
+prepare_node(PlanState *ps, EState *estate)
+{
+	ModifyTableState *mts;
+
+	if (ps == NULL || !IsA(ps, ModifyTableState))
+		return;
+	mts = (ModifyTableState *) ps;
+	if (((ModifyTable *) mts->ps.plan)->onConflictAction == ONCONFLICT_NONE)
+		return;
+	for (int i = 0; i < mts->mt_nrels; i++)
+	{
+		ResultRelInfo *rri = &mts->resultRelInfo[i];
+		Relation	heap = rri->ri_RelationDesc;
+
+		if (heap->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		{
+			if (any_unique_blink_index())
+				refuse_partitions(estate, heap, heap);
+		}
+		else if (heap->rd_rel->relhasindex && rri->ri_IndexRelationDescs == NULL)
+		{
+			List	   *found = unique_blink_indexes(heap);
+
+			if (found != NIL)
+				open_indexes_presenting(rri);
+			list_free(found);
+		}
+	}
 }
 
 static void
-blink_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+blink_onconflict_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	if (prev_post_parse_analyze_hook)
-		prev_post_parse_analyze_hook(pstate, query, jstate);
-	blink_check_onconflict(query);
+	ListCell   *lc;
+
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
+		queryDesc->plannedstmt->commandType == CMD_UTILITY)
+		return;
+	prepare_node(queryDesc->planstate, queryDesc->estate);
+	foreach(lc, queryDesc->estate->es_subplanstates)
+		prepare_node((PlanState *) lfirst(lc), queryDesc->estate);
 }
 
 /* From _PG_init. */
 void
 _blink_onconflict_init(void)
 {
-	prev_post_parse_analyze_hook = post_parse_analyze_hook;
-	post_parse_analyze_hook = blink_post_parse_analyze;
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = blink_onconflict_ExecutorStart;
+	CacheRegisterRelcacheCallback(onconflict_relcache_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(INDEXRELID, onconflict_index_callback, (Datum) 0);
 }
