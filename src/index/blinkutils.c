@@ -60,6 +60,11 @@ blinkhandler(PG_FUNCTION_ARGS)
 	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
 
 	amroutine->amstrategies = BTMaxStrategyNumber;
+	/*
+	 * 1 = comparison, 2 = sortsupport.  btree's 3 (in_range) and 4
+	 * (equalimage) are looked up only in btree families (window frames,
+	 * btree deduplication), so blink families do not carry them.
+	 */
 	amroutine->amsupport = 2;
 	amroutine->amoptsprocnum = 0;
 	amroutine->amcanorder = true;
