@@ -77,7 +77,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -99,3 +99,6 @@ bench-table:
 
 bench-csn:
 	bench/csn.sh
+
+bench-unique:
+	bench/unique.sh
