@@ -36,6 +36,7 @@ OBJS = \
 	src/index/blinkvacuum.o \
 	src/index/blinkverify.o \
 	src/index/defer.o \
+	src/index/fkcheck.o \
 	src/index/onconflict.o \
 	src/index/splitreg.o \
 	src/table/blinkheap_bitmap.o \

@@ -301,6 +301,7 @@ extern IndexTuple _blink_make_pivot(Relation rel, IndexTuple itup);
 extern IndexTuple _blink_minus_infinity(BlockNumber child);
 extern char *_blink_tuple_to_text(Relation rel, IndexTuple itup);
 extern void _blink_check_item_size(Relation rel, Size itemsz);
+extern Oid	_blink_rel_am(Oid relid);
 
 /* blinkpage.c */
 extern void _blink_init_page(Page page, uint16 flags, uint16 level);
@@ -373,6 +374,9 @@ extern void _blink_vacuum_init(void);
 /* onconflict.c */
 extern void _blink_onconflict_init(void);
 extern List *_blink_onconflict_nodes(PlannedStmt *stmt);
+
+/* fkcheck.c */
+extern void _blink_fkcheck(Node *stmt);
 
 /* blinkverify.c */
 extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);

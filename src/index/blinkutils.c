@@ -17,6 +17,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
 #include "commands/progress.h"
@@ -477,6 +478,21 @@ _blink_minus_infinity(BlockNumber child)
 	itup->t_info = sizeof(IndexTupleData);
 	BlinkSetDownlink(itup, child);
 	return itup;
+}
+
+/* The access method of a relation (pg_class.relam), InvalidOid if none. */
+Oid
+_blink_rel_am(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			am = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		am = ((Form_pg_class) GETSTRUCT(tup))->relam;
+		ReleaseSysCache(tup);
+	}
+	return am;
 }
 
 /*

@@ -564,6 +564,9 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 {
 	bool		txn = IsA(pstmt->utilityStmt, TransactionStmt);
 
+	/* Foreign keys PostgreSQL would back with a unique blink index. */
+	_blink_fkcheck(pstmt->utilityStmt);
+
 	/* COMMIT flushes at PRE_COMMIT; ROLLBACK discards. */
 	if (!txn)
 		_blink_defer_flush();

@@ -132,17 +132,17 @@ unique_blink_indexes(Relation heap)
 	foreach(lc, indexes)
 	{
 		Oid			indexoid = lfirst_oid(lc);
-		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
-		HeapTuple	itup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
+		HeapTuple	itup;
 
-		if (HeapTupleIsValid(tup) && HeapTupleIsValid(itup) &&
-			((Form_pg_class) GETSTRUCT(tup))->relam == blink_am &&
-			((Form_pg_index) GETSTRUCT(itup))->indisunique)
-			found = lappend_oid(found, indexoid);
-		if (HeapTupleIsValid(tup))
-			ReleaseSysCache(tup);
+		if (_blink_rel_am(indexoid) != blink_am)
+			continue;
+		itup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
 		if (HeapTupleIsValid(itup))
+		{
+			if (((Form_pg_index) GETSTRUCT(itup))->indisunique)
+				found = lappend_oid(found, indexoid);
 			ReleaseSysCache(itup);
+		}
 	}
 	list_free(indexes);
 	return found;
@@ -196,19 +196,11 @@ any_unique_blink_index(void)
 	{
 		Form_pg_index idx = (Form_pg_index) GETSTRUCT(tup);
 
-		HeapTuple	ctup;
-
-		if (!idx->indisunique)
-			continue;
-		ctup = SearchSysCache1(RELOID, ObjectIdGetDatum(idx->indexrelid));
-		if (HeapTupleIsValid(ctup))
+		if (idx->indisunique && _blink_rel_am(idx->indexrelid) == blink_am)
 		{
-			if (((Form_pg_class) GETSTRUCT(ctup))->relam == blink_am)
-				unique_blink_known = 1;
-			ReleaseSysCache(ctup);
-		}
-		if (unique_blink_known == 1)
+			unique_blink_known = 1;
 			break;
+		}
 	}
 	systable_endscan(scan);
 	table_close(pg_index, AccessShareLock);
@@ -259,24 +251,23 @@ refuse_partitions(EState *estate, Relation parent, Relation root)
 }
 
 /*
- * ExecOpenIndices(rri, speculative) with the table's unique blink indexes
- * saying btree; see the top of this file.
+ * Open and lock (RowExclusiveLock, as the executor does) the unique blink
+ * indexes of a table, reading its index list again until locking showed
+ * no new one.  (Not inlined: its loop variables must not share a frame
+ * with the caller's PG_TRY.)
  */
-static void
-open_indexes_presenting(ResultRelInfo *rri)
+static pg_noinline List *
+lock_unique_blink_indexes(Relation heap)
 {
-	Relation	heap = rri->ri_RelationDesc;
-	Oid			blink_am = get_index_am_oid("blink", false);
 	List	   *indexes = NIL;
-	List	   *found;
-	ListCell   *lc;
 	bool		grew;
 
-	/* Lock them all, until locking shows no new one. */
 	do
 	{
+		List	   *found = unique_blink_indexes(heap);
+		ListCell   *lc;
+
 		grew = false;
-		found = unique_blink_indexes(heap);
 		foreach(lc, found)
 		{
 			Oid			indexoid = lfirst_oid(lc);
@@ -293,11 +284,34 @@ open_indexes_presenting(ResultRelInfo *rri)
 		}
 		list_free(found);
 	} while (grew);
+	return indexes;
+}
+
+/* Make the relcache entries of these indexes say access method am. */
+static void
+set_relam(List *indexes, Oid am)
+{
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+		((Relation) lfirst(lc))->rd_rel->relam = am;
+}
+
+/*
+ * ExecOpenIndices(rri, speculative) with the table's unique blink indexes
+ * saying btree; see the top of this file.
+ */
+static void
+open_indexes_presenting(ResultRelInfo *rri)
+{
+	/* (volatile: read after the longjmp of an error in ExecOpenIndices) */
+	volatile Oid blink_am = get_index_am_oid("blink", false);
+	List	   *volatile indexes = lock_unique_blink_indexes(rri->ri_RelationDesc);
+	ListCell   *lc;
 
 	Assert(presented == NIL);
 	presented = indexes;
-	foreach(lc, indexes)
-		((Relation) lfirst(lc))->rd_rel->relam = BTREE_AM_OID;
+	set_relam(indexes, BTREE_AM_OID);
 	PG_TRY();
 	{
 		ExecOpenIndices(rri, true);
@@ -305,8 +319,7 @@ open_indexes_presenting(ResultRelInfo *rri)
 	PG_FINALLY();
 	{
 		presented = NIL;
-		foreach(lc, indexes)
-			((Relation) lfirst(lc))->rd_rel->relam = blink_am;
+		set_relam(indexes, blink_am);
 	}
 	PG_END_TRY();
 	foreach(lc, indexes)
