@@ -78,7 +78,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -103,3 +103,6 @@ bench-csn:
 
 bench-unique:
 	bench/unique.sh
+
+bench-ssi:
+	bench/ssi.sh

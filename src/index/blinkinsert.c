@@ -87,6 +87,14 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
 	if (blinkam_batch_wait(rel, *bufp, itup, IndexTupleSize(itup),
 						   unique ? BLINK_BATCH_UNIQUE : 0))
 	{
+		/*
+		 * SERIALIZABLE: the holder put our tuple on this leaf in its own
+		 * transaction's name, so we check for the leaf's predicate locks
+		 * ourselves, now that the entry is there.  A scan that read the
+		 * leaf before holds a lock on it (or, had it split since, on both
+		 * halves) and is found; one that reads it after finds the entry.
+		 */
+		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(*bufp));
 		ReleaseBuffer(*bufp);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
 		return true;
@@ -274,17 +282,6 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	blinkam_debug_pause(BLINKAM_PAUSE_INSERT_START);
 	result = _blink_insert_one(rel, values, isnull, ht_ctid, heapRel,
 							   checkUnique, indexInfo);
-
-	/*
-	 * SERIALIZABLE.  Without page-level predicate locks a serializable scan
-	 * locks the whole index, and index_insert checked for such locks
-	 * before calling us.  A scan that took its lock after that check and
-	 * read the leaf before our entry arrived saw neither the entry nor our
-	 * row, and nothing recorded the rw-conflict.  Checking again once the
-	 * entry is in the index (or buffered: defer.c checks again when the
-	 * buffer reaches the index) leaves no such window.
-	 */
-	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 	return result;
 }
 
@@ -617,11 +614,23 @@ static void
 _blink_leaf_write(Relation rel, Buffer buf,
 				  IndexTuple *itups, int n, bool *landed)
 {
-	GenericXLogState *state = GenericXLogStart(rel);
-	Page		p = GenericXLogRegisterBuffer(state, buf, 0);
-	BlinkBatchTarget target = {rel, p};
+	GenericXLogState *state;
+	Page		p;
+	BlinkBatchTarget target;
 	BlinkamBatch batch;
 
+	/*
+	 * SERIALIZABLE: our tuples go onto this leaf while we hold it
+	 * exclusively, so a scan either read it before (and holds a predicate
+	 * lock on it, found here) or reads it after, with the tuples in.  (The
+	 * published tuples collected below are their owners' to check.)
+	 */
+	CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
+
+	state = GenericXLogStart(rel);
+	p = GenericXLogRegisterBuffer(state, buf, 0);
+	target.rel = rel;
+	target.page = p;
 	for (int i = 0; i < n; i++)
 	{
 		if (!_blink_leaf_append(rel, p, itups[i]))
@@ -698,6 +707,8 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 			continue;
 		}
 
+		/* SERIALIZABLE: as in _blink_leaf_write; the split passes the locks on */
+		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 		_blink_split(rel, buf, itup, InvalidOffsetNumber, InvalidBuffer, &info);
 		if (landed)
 			*landed = true;
@@ -1096,6 +1107,15 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	info->level = lopaque->blink_level;
 	info->was_root = BlinkPageIsRoot(lopaque);
 	info->sep = hikey;
+
+	/*
+	 * SERIALIZABLE: a scan that read L holds a predicate lock on it, and
+	 * some of what it read now lives on N: N gets the same locks, before
+	 * anyone can read N.  (Before the record: an error here changes no
+	 * page.)
+	 */
+	if (isleaf)
+		PredicateLockPageSplit(rel, lblkno, BufferGetBlockNumber(nbuf));
 
 	GenericXLogFinish(state);
 

@@ -49,6 +49,7 @@
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -373,6 +374,14 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 		_blink_corrupted(rel, BufferGetBlockNumber(buf),
 						 "a scan of the leaf level reached a page of level %u",
 						 opaque->blink_level);
+
+	/*
+	 * SERIALIZABLE: a predicate lock on every leaf a scan reads, taken
+	 * while the leaf is locked, so an insert into it (which checks under
+	 * its exclusive lock) either comes before and is seen, or after and
+	 * finds the lock; splits pass it on to the new page.
+	 */
+	PredicateLockPage(rel, BufferGetBlockNumber(buf), scan->xs_snapshot);
 
 	pos->currPage = BufferGetBlockNumber(buf);
 	pos->nextPage = opaque->blink_next;

@@ -56,12 +56,10 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "nodes/plannodes.h"
-#include "storage/predicate.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -97,14 +95,6 @@ static int	nbuffers = 0;
 static int	maxbuffers = 0;
 static int	pending_tuples = 0;
 static Size pending_bytes = 0;
-
-/*
- * Indexes some of whose entries reached the index in a flush that then
- * failed, so the flush's serializable conflict check (see
- * _blink_defer_flush_buffer) never ran for them; the next flush runs it.
- * In TopTransactionContext; NIL outside a serializable transaction.
- */
-static List *ssi_owed = NIL;
 
 /* INSERT ... ON CONFLICT statements running (nothing is buffered then) */
 static int	suspend_depth = 0;
@@ -312,41 +302,12 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 	}
 	PG_CATCH();
 	{
-		if (IsolationIsSerializable())
-		{
-			for (int i = 0; i < b->n; i++)
-			{
-				if (landed[i])
-				{
-					MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-
-					ssi_owed = list_append_unique_oid(ssi_owed, b->indexoid);
-					MemoryContextSwitchTo(old);
-					break;
-				}
-			}
-		}
 		_blink_defer_remove(b, landed, InvalidSubTransactionId);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	_blink_defer_remove(b, landed, InvalidSubTransactionId);
 	Assert(b->n == 0);
-
-	/*
-	 * SERIALIZABLE.  blink takes no page-level predicate locks, so a
-	 * serializable scan of it locks the whole index, and index_insert
-	 * checks for such locks before it calls us -- for these rows that was
-	 * when the statement handed us the tuples.  A transaction that scanned
-	 * the index since then did not find these entries (they were here, not
-	 * in the index), so it did not see our uncommitted rows and record the
-	 * rw-conflict it has with us, as it would through btree.  Checking
-	 * again now that every entry is in the index records it: a scan that
-	 * took its lock before this check finds it here; one that takes it
-	 * after finds the entries and our in-progress rows.  (specs/
-	 * blink_serializable, permutation 3.)
-	 */
-	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
 	pfree(itups);
 	pfree(landed);
@@ -366,23 +327,7 @@ _blink_defer_flush(void)
 	 * Never while a (sub)transaction aborts: its end discards what it must
 	 * (the callbacks below), and nothing may be written on its behalf.
 	 */
-	if (flushing || !IsTransactionState())
-		return;
-
-	/* Checks an earlier failed flush left owing (see ssi_owed). */
-	while (ssi_owed != NIL)
-	{
-		Oid			indexoid = linitial_oid(ssi_owed);
-		Relation	rel = try_relation_open(indexoid, RowExclusiveLock);
-
-		ssi_owed = list_delete_first(ssi_owed);
-		if (rel)
-		{
-			CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
-			relation_close(rel, NoLock);
-		}
-	}
-	if (pending_tuples == 0)
+	if (pending_tuples == 0 || flushing || !IsTransactionState())
 		return;
 
 	flushing = true;
@@ -433,7 +378,6 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			_blink_defer_reset();
-			ssi_owed = NIL;		/* (freed with TopTransactionContext) */
 			suspend_depth = 0;
 			scope_depth = 0;
 			nlevels = 0;
