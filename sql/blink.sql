@@ -277,6 +277,31 @@ CREATE INDEX wide_t ON wide USING blink (t);
 INSERT INTO wide VALUES (repeat('x', 100));
 INSERT INTO wide SELECT string_agg(md5(i::text), '') FROM generate_series(1, 200) i;
 SELECT blink_check('wide_t', true);
+-- index rows up to btree's limit, 2704 bytes: an 8-byte index tuple
+-- header, a 4-byte text header and 2692 bytes that do not compress; one
+-- byte more is refused (it would take 2712 bytes).  Rows of the largest
+-- size in random order split leaves and internal pages on the way (a
+-- leaf holds two of them and its high key); blink answers as btree does.
+CREATE FUNCTION wide_value(i int, len int) RETURNS text LANGUAGE sql AS $$
+	SELECT lpad(i::text, 8, '0') ||
+	       left(string_agg(md5(i::text || ':' || j::text), '' ORDER BY j), len - 8)
+	  FROM generate_series(1, 90) j $$;
+CREATE TABLE wide2 (i int, t text);
+ALTER TABLE wide2 ALTER COLUMN t SET STORAGE plain;
+CREATE INDEX wide2_t ON wide2 USING blink (t);
+CREATE INDEX wide2_t_btree ON wide2 USING btree (t);
+INSERT INTO wide2 SELECT i, wide_value(i, 2692) FROM generate_series(1, 300) i ORDER BY random();
+INSERT INTO wide2 VALUES (0, wide_value(0, 2693));
+SELECT max(pg_column_size(t)) AS widest_value FROM wide2;
+SELECT level >= 2 AS internal_levels, incomplete_splits = 0 AS complete FROM blink_metap('wide2_t') m, blink_tree_stats('wide2_t') s;
+SELECT same_answer('SELECT i FROM wide2 WHERE t > wide_value(150, 2692) ORDER BY t');
+SELECT same_answer('SELECT i FROM wide2 WHERE t = wide_value(77, 2692)');
+SELECT blink_check('wide2_t', true);
+-- and a build from rows of the largest size
+CREATE INDEX wide2_t2 ON wide2 USING blink (t);
+SELECT blink_check('wide2_t2', true);
+DROP TABLE wide2;
+DROP FUNCTION wide_value(int, int);
 CREATE INDEX big_btree ON big USING btree (id);
 SELECT blink_check('big_btree');
 SELECT blink_check('big');

@@ -141,13 +141,18 @@ BlinkTupleHeapTid(IndexTuple itup)
 }
 
 /*
- * Largest index tuple accepted: a third of a page's usable space, less the
- * room its pivot (BLINK_TID_SPACE larger) would need, so that any page can
- * split into halves that each hold a high key and at least one item.
+ * Largest index tuple accepted: a leaf must hold its high key (a pivot,
+ * BLINK_TID_SPACE larger than the item it was made from) and two items of
+ * this size, with their line pointers.  Then a page that a third one does
+ * not fit splits into halves that each hold a high key and at least one
+ * item (the left half: one item and a pivot; the right: the rest and the
+ * old high key, no more than the page held); an internal page (a
+ * minus-infinity item, pivots, a high key) splits the same way.  With 8 kB
+ * pages this is 2704 bytes, btree's limit.
  */
 #define BLINK_MAX_ITEM_SIZE \
-	(MAXALIGN_DOWN((BLCKSZ - MAXALIGN(SizeOfPageHeaderData + 4 * sizeof(ItemIdData)) - \
-					MAXALIGN(sizeof(BlinkPageOpaqueData))) / 3) - BLINK_TID_SPACE)
+	MAXALIGN_DOWN((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(BlinkPageOpaqueData)) - \
+				   3 * sizeof(ItemIdData) - BLINK_TID_SPACE) / 3)
 
 /* CREATE INDEX progress subphases */
 #define BLINK_PHASE_SCAN		2
