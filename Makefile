@@ -78,7 +78,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi bench-parallel
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -106,3 +106,6 @@ bench-unique:
 
 bench-ssi:
 	bench/ssi.sh
+
+bench-parallel:
+	bench/parallel.sh

@@ -110,10 +110,11 @@ INSERT INTO small SELECT id FROM small WHERE id < 100;	-- duplicates
 CREATE INDEX small_id ON small USING blink (id);
 SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
 SET enable_sort = off; SET enable_material = off;
+SET max_parallel_workers_per_gather = 0;  -- (a serial merge join: parallel scans are tested in blink_parallel)
 EXPLAIN (costs off) SELECT count(*) FROM small s JOIN big b ON b.id = s.id;
 SELECT count(*), sum(b.id) FROM small s JOIN big b ON b.id = s.id;
 RESET enable_hashjoin; RESET enable_nestloop; RESET enable_seqscan;
-RESET enable_sort; RESET enable_material;
+RESET enable_sort; RESET enable_material; RESET max_parallel_workers_per_gather;
 SELECT count(*), sum(b.id) FROM small s JOIN big b ON b.id = s.id;
 SELECT blink_check('small_id', true);
 

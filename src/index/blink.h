@@ -269,6 +269,8 @@ typedef struct BlinkScanOpaqueData
 	BlinkScanPos currPos;
 	BlinkScanPos markPos;		/* valid when markItemIndex < 0 */
 	int			markItemIndex;	/* >= 0: mark within currPos */
+	/* parallel scans: array key combinations this backend has finished */
+	int			arrayKeyCount;
 } BlinkScanOpaqueData;
 
 typedef BlinkScanOpaqueData *BlinkScanOpaque;
@@ -363,6 +365,9 @@ extern void blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern bool blinkgettuple(IndexScanDesc scan, ScanDirection dir);
 extern int64 blinkgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void blinkendscan(IndexScanDesc scan);
+extern Size blinkestimateparallelscan(void);
+extern void blinkinitparallelscan(void *target);
+extern void blinkparallelrescan(IndexScanDesc scan);
 extern void blinkmarkpos(IndexScanDesc scan);
 extern void blinkrestrpos(IndexScanDesc scan);
 

@@ -49,7 +49,9 @@
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "storage/condition_variable.h"
 #include "storage/predicate.h"
+#include "storage/spin.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -236,11 +238,19 @@ _blink_preprocess_keys(IndexScanDesc scan)
 
 }
 
-/* Step the array keys to the next combination in scan order. */
+static void _blink_parallel_next_keys(IndexScanDesc scan);
+
+/*
+ * Step the array keys to the next combination in scan order.  In a
+ * parallel scan every backend steps through the same combinations.
+ */
 static bool
 _blink_advance_array_keys(IndexScanDesc scan, ScanDirection dir)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan)
+		_blink_parallel_next_keys(scan);
 
 	for (int i = so->numArrayKeys - 1; i >= 0; i--)
 	{
@@ -535,6 +545,253 @@ _blink_set_output(IndexScanDesc scan)
 		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
 }
 
+/* ---------------------------------------------------------------------
+ * Parallel scans
+ *
+ * The backends of a parallel scan share one position: the page last read
+ * and the link seen on it in the scan's direction (the right-link going
+ * forward; going backward, the left-link, to be followed by moving right
+ * until the page that links back to the one last read, as a serial
+ * backward scan does).  One backend at a time "advances": it has seized
+ * the position, reads the next page (or, first of all, descends), and
+ * publishes that page and its link before it looks at the items it
+ * copied; the others wait on a condition variable meanwhile.  Reading
+ * pages one at a time through the links seen when each was read is what
+ * a serial scan does, so splits are handled the same way: a page that
+ * splits after it was read had its items copied then, and its new right
+ * sibling (holding some of them) is skipped because the published link is
+ * the one read with the page.
+ *
+ * Array keys: every backend runs the same combinations in the same order.
+ * When the scan of one combination ends (DONE), the first backend to step
+ * its keys resets the shared position and counts the combination in
+ * arrayKeyCount; a backend whose own count is behind gives up its current
+ * combination and steps its keys too.
+ * ---------------------------------------------------------------------
+ */
+
+typedef enum BlinkParallelStatus
+{
+	BLINK_PARALLEL_NOT_STARTED,	/* nobody has descended yet */
+	BLINK_PARALLEL_ADVANCING,	/* one backend is reading the next page */
+	BLINK_PARALLEL_IDLE,		/* page/link published; free to seize */
+	BLINK_PARALLEL_DONE			/* this combination of keys is finished */
+} BlinkParallelStatus;
+
+typedef struct BlinkParallelScanData
+{
+	slock_t		mutex;
+	ConditionVariable cv;
+	BlinkParallelStatus status;
+	BlockNumber page;			/* the page last read */
+	BlockNumber link;			/* its link in the scan direction */
+	int			arrayKeyCount;	/* combinations of array keys finished */
+} BlinkParallelScanData;
+
+typedef BlinkParallelScanData *BlinkParallelScan;
+
+Size
+blinkestimateparallelscan(void)
+{
+	return sizeof(BlinkParallelScanData);
+}
+
+void
+blinkinitparallelscan(void *target)
+{
+	BlinkParallelScan ps = (BlinkParallelScan) target;
+
+	SpinLockInit(&ps->mutex);
+	ConditionVariableInit(&ps->cv);
+	ps->status = BLINK_PARALLEL_NOT_STARTED;
+	ps->page = InvalidBlockNumber;
+	ps->link = InvalidBlockNumber;
+	ps->arrayKeyCount = 0;
+}
+
+void
+blinkparallelrescan(IndexScanDesc scan)
+{
+	BlinkParallelScan ps = (BlinkParallelScan)
+		OffsetToPointer(scan->parallel_scan, scan->parallel_scan->ps_offset);
+
+	SpinLockAcquire(&ps->mutex);
+	ps->status = BLINK_PARALLEL_NOT_STARTED;
+	ps->page = InvalidBlockNumber;
+	ps->link = InvalidBlockNumber;
+	ps->arrayKeyCount = 0;
+	SpinLockRelease(&ps->mutex);
+}
+
+static inline BlinkParallelScan
+_blink_parallel(IndexScanDesc scan)
+{
+	if (scan->parallel_scan == NULL)
+		return NULL;
+	return (BlinkParallelScan)
+		OffsetToPointer(scan->parallel_scan, scan->parallel_scan->ps_offset);
+}
+
+/*
+ * Become the backend that advances the shared position.  Returns false if
+ * the scan of the current combination of keys is over (or the others have
+ * moved on to the next combination).  Otherwise *page and *link are the
+ * published position, both InvalidBlockNumber if nobody has descended yet
+ * (the caller descends).
+ */
+static bool
+_blink_parallel_seize(IndexScanDesc scan, BlockNumber *page, BlockNumber *link)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkParallelScan ps = _blink_parallel(scan);
+	bool		seized = false;
+	bool		over = false;
+
+	for (;;)
+	{
+		SpinLockAcquire(&ps->mutex);
+		if (so->arrayKeyCount < ps->arrayKeyCount ||
+			ps->status == BLINK_PARALLEL_DONE)
+			over = true;
+		else if (ps->status != BLINK_PARALLEL_ADVANCING)
+		{
+			ps->status = BLINK_PARALLEL_ADVANCING;
+			*page = ps->page;
+			*link = ps->link;
+			seized = true;
+		}
+		SpinLockRelease(&ps->mutex);
+		if (seized || over)
+			break;
+		ConditionVariableSleep(&ps->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return seized;
+}
+
+/*
+ * After reading a page in direction dir (currPos describes it): publish
+ * it and its link for the next backend, or, if the scan cannot go further
+ * that way, mark the combination finished.
+ */
+static void
+_blink_parallel_publish(IndexScanDesc scan, ScanDirection dir)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkParallelScan ps = _blink_parallel(scan);
+	BlinkScanPos *pos = &so->currPos;
+	bool		forward = ScanDirectionIsForward(dir);
+	BlockNumber link = forward ? pos->nextPage : pos->prevPage;
+	bool		more = (forward ? pos->moreRight : pos->moreLeft) &&
+		BlockNumberIsValid(link);
+
+	SpinLockAcquire(&ps->mutex);
+	if (more)
+	{
+		ps->status = BLINK_PARALLEL_IDLE;
+		ps->page = pos->currPage;
+		ps->link = link;
+	}
+	else if (so->arrayKeyCount >= ps->arrayKeyCount)
+		ps->status = BLINK_PARALLEL_DONE;
+	SpinLockRelease(&ps->mutex);
+	ConditionVariableBroadcast(&ps->cv);
+}
+
+/* This backend steps its array keys: so does the shared scan, once. */
+static void
+_blink_parallel_next_keys(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkParallelScan ps = _blink_parallel(scan);
+
+	so->arrayKeyCount++;
+	SpinLockAcquire(&ps->mutex);
+	if (ps->status == BLINK_PARALLEL_DONE &&
+		ps->arrayKeyCount < so->arrayKeyCount)
+	{
+		ps->status = BLINK_PARALLEL_NOT_STARTED;
+		ps->page = InvalidBlockNumber;
+		ps->link = InvalidBlockNumber;
+		ps->arrayKeyCount = so->arrayKeyCount;
+	}
+	SpinLockRelease(&ps->mutex);
+	ConditionVariableBroadcast(&ps->cv);
+}
+
+/*
+ * Lock (shared) the page to read after page in direction dir, given link,
+ * the page's right-link (forward) or left-link (backward) seen when it
+ * was read.  Going backward the left page may have split since: move
+ * right until the page whose right-link is page.
+ */
+static Buffer
+_blink_step_buffer(Relation rel, ScanDirection dir, BlockNumber page, BlockNumber link)
+{
+	Buffer		buf = _blink_getbuf(rel, link, BUFFER_LOCK_SHARE);
+
+	if (ScanDirectionIsForward(dir))
+		return buf;
+	for (;;)
+	{
+		BlinkPageOpaque opaque = BlinkPageGetOpaque(BufferGetPage(buf));
+		Buffer		rbuf;
+
+		if (opaque->blink_next == page)
+			return buf;
+		if (BlinkPageIsRightmost(opaque))
+			_blink_corrupted(rel, page,
+							 "no page to the right of its left-link %u links back to it",
+							 link);
+		rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_SHARE);
+		_blink_relbuf(rel, buf);
+		buf = rbuf;
+	}
+}
+
+/*
+ * Parallel: read pages from the shared position until one has matches
+ * (true) or the scan of this combination is over (false).  If seized is
+ * true the caller has already seized the position (page, link).
+ */
+static bool
+_blink_parallel_steppage(IndexScanDesc scan, ScanDirection dir, bool seized,
+						 BlockNumber page, BlockNumber link)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	BlinkScanPos *pos = &so->currPos;
+
+	for (;;)
+	{
+		Buffer		buf;
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		_blink_unpin_pos(pos);
+		if (!seized && !_blink_parallel_seize(scan, &page, &link))
+			break;
+		seized = false;
+
+		/*
+		 * A published position always has a link (the last page marks the
+		 * scan done instead), and only a backend of the current key
+		 * combination seizes it, after that combination's descent.
+		 */
+		if (!BlockNumberIsValid(page) || !BlockNumberIsValid(link))
+			elog(ERROR, "parallel scan of blink index \"%s\" has no position to continue from",
+				 RelationGetRelationName(rel));
+		buf = _blink_step_buffer(rel, dir, page, link);
+		found = _blink_readpage(scan, buf, dir);
+		_blink_parallel_publish(scan, dir);
+		_blink_drop_lock_maybe_pin(scan, buf);
+		if (found)
+			return true;
+	}
+	pos->currPage = InvalidBlockNumber;
+	return false;
+}
+
 /*
  * Read pages in direction dir, starting after the current one, until one
  * has matches or the scan ends.  On entry currPos describes the page last
@@ -547,6 +804,10 @@ _blink_steppage(IndexScanDesc scan, ScanDirection dir)
 	Relation	rel = scan->indexRelation;
 	BlinkScanPos *pos = &so->currPos;
 
+	if (scan->parallel_scan)
+		return _blink_parallel_steppage(scan, dir, false,
+										InvalidBlockNumber, InvalidBlockNumber);
+
 	for (;;)
 	{
 		Buffer		buf;
@@ -558,36 +819,11 @@ _blink_steppage(IndexScanDesc scan, ScanDirection dir)
 		{
 			if (!pos->moreRight || !BlockNumberIsValid(pos->nextPage))
 				break;
-			buf = _blink_getbuf(rel, pos->nextPage, BUFFER_LOCK_SHARE);
 		}
-		else
-		{
-			BlockNumber target = pos->currPage;
-
-			if (!pos->moreLeft || !BlockNumberIsValid(pos->prevPage))
-				break;
-
-			/*
-			 * The left page may have split since we saw its block number:
-			 * move right until the page whose right-link is ours.
-			 */
-			buf = _blink_getbuf(rel, pos->prevPage, BUFFER_LOCK_SHARE);
-			for (;;)
-			{
-				BlinkPageOpaque opaque = BlinkPageGetOpaque(BufferGetPage(buf));
-				Buffer		rbuf;
-
-				if (opaque->blink_next == target)
-					break;
-				if (BlinkPageIsRightmost(opaque))
-					_blink_corrupted(rel, target,
-									 "no page to the right of its left-link %u links back to it",
-									 pos->prevPage);
-				rbuf = _blink_getbuf(rel, opaque->blink_next, BUFFER_LOCK_SHARE);
-				_blink_relbuf(rel, buf);
-				buf = rbuf;
-			}
-		}
+		else if (!pos->moreLeft || !BlockNumberIsValid(pos->prevPage))
+			break;
+		buf = _blink_step_buffer(rel, dir, pos->currPage,
+								 ScanDirectionIsForward(dir) ? pos->nextPage : pos->prevPage);
 
 		if (_blink_readpage(scan, buf, dir))
 		{
@@ -722,6 +958,29 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 	so->lowKey = _blink_start_key(scan, ForwardScanDirection);
 	so->highKey = _blink_start_key(scan, BackwardScanDirection);
 
+	/*
+	 * Parallel: unless this backend is the first, continue from where the
+	 * others are; the first descends while the others wait.
+	 */
+	if (scan->parallel_scan)
+	{
+		BlockNumber page,
+					link;
+
+		if (!_blink_parallel_seize(scan, &page, &link))
+		{
+			so->currPos.currPage = InvalidBlockNumber;
+			return false;
+		}
+		if (BlockNumberIsValid(page))
+		{
+			found = _blink_parallel_steppage(scan, dir, true, page, link);
+			if (found)
+				_blink_set_output(scan);
+			return found;
+		}
+	}
+
 	key = ScanDirectionIsForward(dir) ? so->lowKey : so->highKey;
 	if (key == NULL)
 	{
@@ -737,6 +996,8 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 	}
 
 	found = _blink_readpage(scan, buf, dir);
+	if (scan->parallel_scan)
+		_blink_parallel_publish(scan, dir);
 	_blink_drop_lock_maybe_pin(scan, buf);
 	if (!found)
 		found = _blink_steppage(scan, dir);
@@ -816,6 +1077,7 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->currPos.currPage = InvalidBlockNumber;
 	so->markPos.currPage = InvalidBlockNumber;
 	so->markItemIndex = -1;
+	so->arrayKeyCount = 0;
 
 	if (scan->xs_want_itup && so->currTuples == NULL)
 	{

@@ -79,7 +79,7 @@ blinkhandler(PG_FUNCTION_ARGS)
 	amroutine->amstorage = false;
 	amroutine->amclusterable = true;
 	amroutine->ampredlocks = true;
-	amroutine->amcanparallel = false;
+	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = true;
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
@@ -105,9 +105,9 @@ blinkhandler(PG_FUNCTION_ARGS)
 	amroutine->amendscan = blinkendscan;
 	amroutine->ammarkpos = blinkmarkpos;
 	amroutine->amrestrpos = blinkrestrpos;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
+	amroutine->amestimateparallelscan = blinkestimateparallelscan;
+	amroutine->aminitparallelscan = blinkinitparallelscan;
+	amroutine->amparallelrescan = blinkparallelrescan;
 
 	PG_RETURN_POINTER(amroutine);
 }
