@@ -19,7 +19,6 @@
 #include "access/sdir.h"
 #include "access/skey.h"
 #include "fmgr.h"
-#include "nodes/plannodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/lockdefs.h"
@@ -383,7 +382,6 @@ extern void _blink_vacuum_init(void);
 
 /* onconflict.c */
 extern void _blink_onconflict_init(void);
-extern List *_blink_onconflict_nodes(PlannedStmt *stmt);
 
 /* fkcheck.c */
 extern void _blink_fkcheck(Node *stmt);

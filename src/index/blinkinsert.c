@@ -105,12 +105,15 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
 }
 
 /*
- * Insert one index tuple (or buffer it, defer.c); blinkinsert's result.
+ * blinkinsert() -- aminsert: insert one index tuple.
+ *
+ * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
+ * row exists (the executor rechecks later); true otherwise.
  */
-static bool
-_blink_insert_one(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
-				  Relation heapRel, IndexUniqueCheck checkUnique,
-				  IndexInfo *indexInfo)
+bool
+blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+			Relation heapRel, IndexUniqueCheck checkUnique,
+			bool indexUnchanged, IndexInfo *indexInfo)
 {
 	IndexTuple	itup;
 	BlinkScanInsert key;
@@ -118,6 +121,8 @@ _blink_insert_one(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid
 	Buffer		buf;
 	bool		is_unique = true;
 	bool		check;
+
+	blinkam_debug_pause(BLINKAM_PAUSE_INSERT_START);
 
 	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 	itup->t_tid = *ht_ctid;
@@ -264,25 +269,6 @@ _blink_insert_one(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid
 	pfree(key);
 	pfree(itup);
 	return is_unique;
-}
-
-/*
- * blinkinsert() -- aminsert: insert one index tuple.
- *
- * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
- * row exists (the executor rechecks later); true otherwise.
- */
-bool
-blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
-			Relation heapRel, IndexUniqueCheck checkUnique,
-			bool indexUnchanged, IndexInfo *indexInfo)
-{
-	bool		result;
-
-	blinkam_debug_pause(BLINKAM_PAUSE_INSERT_START);
-	result = _blink_insert_one(rel, values, isnull, ht_ctid, heapRel,
-							   checkUnique, indexInfo);
-	return result;
 }
 
 /*

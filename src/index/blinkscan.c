@@ -596,33 +596,6 @@ blinkestimateparallelscan(void)
 	return sizeof(BlinkParallelScanData);
 }
 
-void
-blinkinitparallelscan(void *target)
-{
-	BlinkParallelScan ps = (BlinkParallelScan) target;
-
-	SpinLockInit(&ps->mutex);
-	ConditionVariableInit(&ps->cv);
-	ps->status = BLINK_PARALLEL_NOT_STARTED;
-	ps->page = InvalidBlockNumber;
-	ps->link = InvalidBlockNumber;
-	ps->arrayKeyCount = 0;
-}
-
-void
-blinkparallelrescan(IndexScanDesc scan)
-{
-	BlinkParallelScan ps = (BlinkParallelScan)
-		OffsetToPointer(scan->parallel_scan, scan->parallel_scan->ps_offset);
-
-	SpinLockAcquire(&ps->mutex);
-	ps->status = BLINK_PARALLEL_NOT_STARTED;
-	ps->page = InvalidBlockNumber;
-	ps->link = InvalidBlockNumber;
-	ps->arrayKeyCount = 0;
-	SpinLockRelease(&ps->mutex);
-}
-
 static inline BlinkParallelScan
 _blink_parallel(IndexScanDesc scan)
 {
@@ -630,6 +603,37 @@ _blink_parallel(IndexScanDesc scan)
 		return NULL;
 	return (BlinkParallelScan)
 		OffsetToPointer(scan->parallel_scan, scan->parallel_scan->ps_offset);
+}
+
+/* Nobody has descended for the current combination of keys. */
+static void
+_blink_parallel_restart(BlinkParallelScan ps)
+{
+	ps->status = BLINK_PARALLEL_NOT_STARTED;
+	ps->page = InvalidBlockNumber;
+	ps->link = InvalidBlockNumber;
+}
+
+void
+blinkinitparallelscan(void *target)
+{
+	BlinkParallelScan ps = (BlinkParallelScan) target;
+
+	SpinLockInit(&ps->mutex);
+	ConditionVariableInit(&ps->cv);
+	_blink_parallel_restart(ps);
+	ps->arrayKeyCount = 0;
+}
+
+void
+blinkparallelrescan(IndexScanDesc scan)
+{
+	BlinkParallelScan ps = _blink_parallel(scan);
+
+	SpinLockAcquire(&ps->mutex);
+	_blink_parallel_restart(ps);
+	ps->arrayKeyCount = 0;
+	SpinLockRelease(&ps->mutex);
 }
 
 /*
@@ -710,9 +714,7 @@ _blink_parallel_next_keys(IndexScanDesc scan)
 	if (ps->status == BLINK_PARALLEL_DONE &&
 		ps->arrayKeyCount < so->arrayKeyCount)
 	{
-		ps->status = BLINK_PARALLEL_NOT_STARTED;
-		ps->page = InvalidBlockNumber;
-		ps->link = InvalidBlockNumber;
+		_blink_parallel_restart(ps);
 		ps->arrayKeyCount = so->arrayKeyCount;
 	}
 	SpinLockRelease(&ps->mutex);

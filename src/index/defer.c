@@ -442,11 +442,22 @@ _blink_defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 static bool
 _blink_plan_has_onconflict(PlannedStmt *stmt)
 {
-	List	   *nodes = _blink_onconflict_nodes(stmt);
-	bool		found = (nodes != NIL);
+	ListCell   *lc;
 
-	list_free(nodes);
-	return found;
+	if (stmt->commandType == CMD_UTILITY || stmt->planTree == NULL)
+		return false;
+	if (IsA(stmt->planTree, ModifyTable) &&
+		((ModifyTable *) stmt->planTree)->onConflictAction != ONCONFLICT_NONE)
+		return true;
+	foreach(lc, stmt->subplans)
+	{
+		Plan	   *plan = (Plan *) lfirst(lc);
+
+		if (plan && IsA(plan, ModifyTable) &&
+			((ModifyTable *) plan)->onConflictAction != ONCONFLICT_NONE)
+			return true;
+	}
+	return false;
 }
 
 static void

@@ -18,10 +18,11 @@
  * index on the same columns exists beside it.
  *
  * Rather than let users meet the internal error, blinkam's ProcessUtility
- * hook (defer.c) calls in here to find such foreign keys in CREATE TABLE and ALTER TABLE before they run
- * (the same choice of index, made on the same catalog) and refuses them
- * with the reason and what to do.  A foreign key without referenced
- * columns uses the primary key, which is always btree.
+ * hook (defer.c) calls in here to find such foreign keys in CREATE TABLE
+ * and ALTER TABLE before they run (the same choice of index, made on the
+ * same catalog) and refuses them with the reason and what to do.  A
+ * foreign key without referenced columns uses the primary key, which is
+ * always btree.
  *
  * src/index/fkcheck.c
  *
@@ -32,8 +33,6 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_am.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "commands/defrem.h"
 #include "nodes/parsenodes.h"

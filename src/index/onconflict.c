@@ -53,7 +53,7 @@
  *     partition itself.
  *
  * specs/blink_onconflict_race runs concurrent same-key upserts side by side
- * with btree; sql/blink.sql the single-session cases.
+ * with btree; sql/blink_onconflict.sql the single-session cases.
  *
  * src/index/onconflict.c
  *
@@ -63,21 +63,16 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
-#include "access/relation.h"
 #include "access/xact.h"
 #include "access/table.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
-#include "catalog/indexing.h"
 #include "commands/defrem.h"
 #include "executor/executor.h"
-#include "nodes/plannodes.h"
-#include "parser/parsetree.h"
 #include "partitioning/partdesc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -87,35 +82,9 @@ static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 
 /*
  * The unique blink indexes whose relcache entries say btree right now
- * (inside standard_ExecutorStart of an ON CONFLICT plan); NIL otherwise.
+ * (inside open_indexes_presenting's ExecOpenIndices call); NIL otherwise.
  */
 static List *presented = NIL;
-
-/*
- * The plan's INSERT ... ON CONFLICT nodes: a ModifyTable sits at the top
- * of the main plan or of a data-modifying WITH's subplan.
- */
-List *
-_blink_onconflict_nodes(PlannedStmt *stmt)
-{
-	List	   *nodes = NIL;
-	ListCell   *lc;
-
-	if (stmt->commandType == CMD_UTILITY || stmt->planTree == NULL)
-		return NIL;
-	if (IsA(stmt->planTree, ModifyTable) &&
-		((ModifyTable *) stmt->planTree)->onConflictAction != ONCONFLICT_NONE)
-		nodes = lappend(nodes, stmt->planTree);
-	foreach(lc, stmt->subplans)
-	{
-		Plan	   *plan = (Plan *) lfirst(lc);
-
-		if (plan && IsA(plan, ModifyTable) &&
-			((ModifyTable *) plan)->onConflictAction != ONCONFLICT_NONE)
-			nodes = lappend(nodes, plan);
-	}
-	return nodes;
-}
 
 /* The unique blink indexes of a table, by OID. */
 static List *
@@ -167,44 +136,47 @@ onconflict_relcache_callback(Datum arg, Oid relid)
  * Does this database have a unique blink index at all?  Cached per
  * backend; any change to pg_index (an index created, dropped, rebuilt)
  * forgets the answer.  It lets ON CONFLICT through a partitioned table
- * skip opening every partition where no unique blink index exists.
+ * skip opening every partition where no unique blink index exists.  An
+ * answer is kept only if no such change arrived while it was computed (a
+ * scan that fails part way keeps nothing).
  */
 static int	unique_blink_known = -1;	/* -1 unknown, 0 no, 1 yes */
+static uint64 pg_index_changes = 0;
 
 static void
 onconflict_index_callback(Datum arg, int cacheid, uint32 hashvalue)
 {
 	unique_blink_known = -1;
+	pg_index_changes++;
 }
 
 static bool
 any_unique_blink_index(void)
 {
 	Oid			blink_am = get_index_am_oid("blink", true);
+	uint64		changes = pg_index_changes;
+	bool		found = false;
 	Relation	pg_index;
 	SysScanDesc scan;
 	HeapTuple	tup;
 
 	if (unique_blink_known >= 0)
 		return unique_blink_known == 1;
-	unique_blink_known = 0;
 	if (!OidIsValid(blink_am))
 		return false;
 	pg_index = table_open(IndexRelationId, AccessShareLock);
 	scan = systable_beginscan(pg_index, InvalidOid, false, NULL, 0, NULL);
-	while ((tup = systable_getnext(scan)) != NULL)
+	while (!found && (tup = systable_getnext(scan)) != NULL)
 	{
 		Form_pg_index idx = (Form_pg_index) GETSTRUCT(tup);
 
-		if (idx->indisunique && _blink_rel_am(idx->indexrelid) == blink_am)
-		{
-			unique_blink_known = 1;
-			break;
-		}
+		found = idx->indisunique && _blink_rel_am(idx->indexrelid) == blink_am;
 	}
 	systable_endscan(scan);
 	table_close(pg_index, AccessShareLock);
-	return unique_blink_known == 1;
+	if (changes == pg_index_changes)
+		unique_blink_known = found ? 1 : 0;
+	return found;
 }
 
 /*
@@ -299,7 +271,7 @@ set_relam(List *indexes, Oid am)
 
 /*
  * ExecOpenIndices(rri, speculative) with the table's unique blink indexes
- * saying btree; see the top of this file.
+ * saying btree (if it has any); see the top of this file.
  */
 static void
 open_indexes_presenting(ResultRelInfo *rri)
@@ -309,6 +281,9 @@ open_indexes_presenting(ResultRelInfo *rri)
 	List	   *volatile indexes = lock_unique_blink_indexes(rri->ri_RelationDesc);
 	ListCell   *lc;
 
+	/* No unique blink index: PostgreSQL opens the indexes itself, later. */
+	if (indexes == NIL)
+		return;
 	Assert(presented == NIL);
 	presented = indexes;
 	set_relam(indexes, BTREE_AM_OID);
@@ -349,13 +324,7 @@ prepare_node(PlanState *ps, EState *estate)
 				refuse_partitions(estate, heap, heap);
 		}
 		else if (heap->rd_rel->relhasindex && rri->ri_IndexRelationDescs == NULL)
-		{
-			List	   *found = unique_blink_indexes(heap);
-
-			if (found != NIL)
-				open_indexes_presenting(rri);
-			list_free(found);
-		}
+			open_indexes_presenting(rri);
 	}
 }
 
