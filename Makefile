@@ -26,6 +26,7 @@ OBJS = \
 	src/common/shmem.o \
 	src/common/worker.o \
 	src/index/blinkbuild.o \
+	src/index/blinkdelete.o \
 	src/index/blinkfuncs.o \
 	src/index/blinkinsert.o \
 	src/index/blinkpage.o \
@@ -78,7 +79,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi bench-parallel
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi bench-churn bench-parallel
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -106,6 +107,9 @@ bench-unique:
 
 bench-ssi:
 	bench/ssi.sh
+
+bench-churn:
+	bench/churn.sh
 
 bench-parallel:
 	bench/parallel.sh

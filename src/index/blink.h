@@ -39,6 +39,7 @@
 #define BLINK_ROOT				(1 << 1)
 #define BLINK_INCOMPLETE_SPLIT	(1 << 2)	/* right sibling has no downlink yet */
 #define BLINK_META				(1 << 3)
+#define BLINK_HAS_GARBAGE		(1 << 4)	/* leaf: some item is LP_DEAD */
 
 typedef uint16 BlinkCycleId;
 
@@ -230,6 +231,7 @@ typedef struct BlinkScanPos
 	BlockNumber currPage;
 	BlockNumber nextPage;		/* right-link seen when the page was read */
 	BlockNumber prevPage;		/* left-link seen then */
+	uint32		version;		/* its blink_version then (for marking dead) */
 	bool		moreLeft;		/* may matches exist left of this page? */
 	bool		moreRight;		/* ... right of it? */
 	int			firstItem;
@@ -268,6 +270,9 @@ typedef struct BlinkScanOpaqueData
 	BlinkScanPos currPos;
 	BlinkScanPos markPos;		/* valid when markItemIndex < 0 */
 	int			markItemIndex;	/* >= 0: mark within currPos */
+	/* items of currPos whose rows the heap found dead to all (kill_prior_tuple) */
+	int			numKilled;
+	int			killedItems[MaxIndexTuplesPerPage];
 	/* parallel scans: array key combinations this backend has finished */
 	int			arrayKeyCount;
 } BlinkScanOpaqueData;
@@ -284,6 +289,7 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
 
 /* defer.c */
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
+								bool indexUnchanged,
 								struct IndexInfo *indexInfo);
 extern void _blink_defer_flush(void);
 extern void _blink_defer_init(void);
@@ -350,7 +356,16 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 						struct IndexInfo *indexInfo);
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
 extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
-								 bool *landed);
+								 bool *landed, bool unchanged);
+
+/* blinkdelete.c */
+extern void _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
+							   int n);
+extern void _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned,
+							 uint32 version, const ItemPointerData *tids,
+							 const OffsetNumber *offs, int n);
+extern bool _blink_delete_before_split(Relation rel, Buffer buf,
+									   IndexTuple newitem, bool bottomup);
 
 /* blinkbuild.c */
 extern IndexBuildResult *blinkbuild(Relation heap, Relation index,

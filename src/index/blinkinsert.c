@@ -60,7 +60,7 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 static bool _blink_insert_leaf(Relation rel,
 							   BlinkScanInsert key, Buffer buf,
 							   IndexTuple itup, BlinkStack stack, bool *landed,
-							   bool checked);
+							   bool checked, bool unchanged);
 static void _blink_leaf_write(Relation rel, Buffer buf,
 							  IndexTuple *itups, int n, bool *landed);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
@@ -130,7 +130,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 	/* Non-unique inserts may wait for the statement's end (defer.c). */
 	if (checkUnique == UNIQUE_CHECK_NO &&
-		_blink_defer_insert(rel, heapRel, itup, indexInfo))
+		_blink_defer_insert(rel, heapRel, itup, indexUnchanged, indexInfo))
 	{
 		pfree(itup);
 		return true;
@@ -231,7 +231,8 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			key->heaptid = &itup->t_tid;
 			key->nextkey = true;
 			buf = _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
-			if (_blink_insert_leaf(rel, key, buf, itup, stack, NULL, true))
+			if (_blink_insert_leaf(rel, key, buf, itup, stack, NULL, true,
+								   indexUnchanged))
 				break;
 			key->heaptid = NULL;
 			key->nextkey = false;
@@ -263,7 +264,8 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
-	(void) _blink_insert_leaf(rel, key, buf, itup, stack, NULL, false);
+	(void) _blink_insert_leaf(rel, key, buf, itup, stack, NULL, false,
+							  indexUnchanged);
 
 	_blink_free_stack(stack);
 	pfree(key);
@@ -653,11 +655,16 @@ _blink_leaf_write(Relation rel, Buffer buf,
  * the leaf must be let go (to get its unfinished split finished), the
  * check no longer holds: return false without inserting, for the caller
  * to check again.  Returns true once itup is in.
+ *
+ * A full leaf first drops entries of dead rows (blinkdelete.c); unchanged
+ * is the executor's hint that itup is a new version of a row whose
+ * indexed columns did not change, which makes it worth asking the table
+ * about every entry of the leaf.
  */
 static bool
 _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 				   Buffer buf, IndexTuple itup, BlinkStack stack, bool *landed,
-				   bool checked)
+				   bool checked, bool unchanged)
 {
 	Size		itemsz = IndexTupleSize(itup);
 
@@ -669,7 +676,8 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 
 		Assert(BlinkPageIsLeaf(opaque));
 
-		if (_blink_fits(page, itemsz))
+		if (_blink_fits(page, itemsz) ||
+			_blink_delete_before_split(rel, buf, itup, unchanged))
 		{
 			_blink_leaf_write(rel, buf, &itup, 1, landed);
 			return true;
@@ -711,11 +719,13 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
  * the same leaf and fit there together go in with one WAL record; a tuple
  * that needs a split goes in alone.  landed[i] (initially false) is set
  * once tuple i is in the index, so a caller interrupted by an error knows
- * which tuples are still to do.  No lock is held on entry or exit.
+ * which tuples are still to do.  unchanged: the statement's aminsert calls
+ * passed indexUnchanged (see _blink_insert_leaf).  No lock is held on
+ * entry or exit.
  */
 void
-_blink_insert_sorted(Relation rel, IndexTuple *itups,
-					 int n, bool *landed)
+_blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
+					 bool unchanged)
 {
 	int			i = 0;
 
@@ -767,7 +777,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups,
 		if (m == 0)
 		{
 			(void) _blink_insert_leaf(rel, key, buf, itups[i], stack,
-									  &landed[i], false);
+									  &landed[i], false, unchanged);
 			i++;
 		}
 		else

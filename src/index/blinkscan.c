@@ -380,6 +380,14 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	BlinkScanPos *pos = &so->currPos;
 	SortOffsetsArg sa;
 
+	/*
+	 * Entries marked dead point to rows dead to every snapshot, so they
+	 * need not be returned -- except in a hot standby, whose snapshots may
+	 * be older than what the primary judged by (ignore_killed_tuples is
+	 * false there).
+	 */
+	bool		killed = scan->ignore_killed_tuples;
+
 	if (!BlinkPageIsLeaf(opaque))
 		_blink_corrupted(rel, BufferGetBlockNumber(buf),
 						 "a scan of the leaf level reached a page of level %u",
@@ -396,7 +404,9 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	pos->currPage = BufferGetBlockNumber(buf);
 	pos->nextPage = opaque->blink_next;
 	pos->prevPage = opaque->blink_prev;
+	pos->version = opaque->blink_version;
 	pos->nextTupleOffset = 0;
+	Assert(so->numKilled == 0);
 
 	/*
 	 * In the sorted part only the run between the bounds can match: find it
@@ -407,9 +417,11 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	below = lo > first;
 	for (OffsetNumber off = lo; off < hi; off++)
 	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		ItemId		iid = PageGetItemId(page, off);
 
-		if (_blink_checkkeys(scan, itup))
+		if (killed && ItemIdIsDead(iid))
+			continue;
+		if (_blink_checkkeys(scan, (IndexTuple) PageGetItem(page, iid)))
 			sorted[nsorted++] = off;
 	}
 	for (OffsetNumber off = sortedEnd; off <= maxoff; off++)
@@ -422,6 +434,8 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 
 			below = cmp > 0 || (cmp == 0 && so->lowKey->nextkey);
 		}
+		if (killed && ItemIdIsDead(PageGetItemId(page, off)))
+			continue;
 		if (_blink_checkkeys(scan, itup))
 			tail[ntail++] = off;
 	}
@@ -490,6 +504,38 @@ _blink_unpin_pos(BlinkScanPos *pos)
 		ReleaseBuffer(pos->buf);
 		pos->buf = InvalidBuffer;
 	}
+}
+
+/*
+ * The scan leaves the page of currPos: mark dead the entries whose rows
+ * the heap found dead to everyone while we were on it (kill_prior_tuple;
+ * blinkdelete.c checks that they are still the entries we saw), then let
+ * the page's pin go, if we kept it.
+ */
+static void
+_blink_leave_pos(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkScanPos *pos = &so->currPos;
+	int			n = so->numKilled;
+
+	so->numKilled = 0;
+	if (n > 0 && BlinkScanPosIsValid(*pos))
+	{
+		ItemPointerData tids[MaxIndexTuplesPerPage];
+		OffsetNumber offs[MaxIndexTuplesPerPage];
+
+		for (int i = 0; i < n; i++)
+		{
+			BlinkScanItem *item = &pos->items[so->killedItems[i]];
+
+			tids[i] = item->heapTid;
+			offs[i] = item->indexOffset;
+		}
+		_blink_mark_dead(scan->indexRelation, pos->currPage, pos->buf,
+						 pos->version, tids, offs, n);
+	}
+	_blink_unpin_pos(pos);
 }
 
 /*
@@ -770,7 +816,7 @@ _blink_parallel_steppage(IndexScanDesc scan, ScanDirection dir, bool seized,
 		bool		found;
 
 		CHECK_FOR_INTERRUPTS();
-		_blink_unpin_pos(pos);
+		_blink_leave_pos(scan);
 		if (!seized && !_blink_parallel_seize(scan, &page, &link))
 			break;
 		seized = false;
@@ -815,7 +861,7 @@ _blink_steppage(IndexScanDesc scan, ScanDirection dir)
 		Buffer		buf;
 
 		CHECK_FOR_INTERRUPTS();
-		_blink_unpin_pos(pos);
+		_blink_leave_pos(scan);
 
 		if (ScanDirectionIsForward(dir))
 		{
@@ -950,7 +996,7 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 	bool		found;
 
 	pgstat_count_index_scan(rel);
-	_blink_unpin_pos(&so->currPos);
+	_blink_leave_pos(scan);
 
 	/* The bounds of this (primitive) scan, in index order. */
 	if (so->lowKey)
@@ -1074,7 +1120,7 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
 	_blink_defer_flush();
-	_blink_unpin_pos(&so->currPos);
+	_blink_leave_pos(scan);
 	_blink_unpin_pos(&so->markPos);
 	so->currPos.currPage = InvalidBlockNumber;
 	so->markPos.currPage = InvalidBlockNumber;
@@ -1101,8 +1147,13 @@ blinkgettuple(IndexScanDesc scan, ScanDirection dir)
 	if (!so->qual_ok)
 		return false;
 
-	/* No LP_DEAD hints: they would have to be WAL-logged under generic WAL. */
-	scan->kill_prior_tuple = false;
+	/*
+	 * The row of the item returned last is dead to everyone: remember the
+	 * item, to mark its entry dead when the scan leaves the page.
+	 */
+	if (scan->kill_prior_tuple && BlinkScanPosIsValid(so->currPos) &&
+		so->numKilled < MaxIndexTuplesPerPage)
+		so->killedItems[so->numKilled++] = so->currPos.itemIndex;
 
 	if (!BlinkScanPosIsValid(so->currPos))
 	{
@@ -1159,7 +1210,7 @@ blinkendscan(IndexScanDesc scan)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
-	_blink_unpin_pos(&so->currPos);
+	_blink_leave_pos(scan);
 	_blink_unpin_pos(&so->markPos);
 	if (so->keyData)
 		pfree(so->keyData);
@@ -1213,5 +1264,6 @@ blinkrestrpos(IndexScanDesc scan)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
+	_blink_leave_pos(scan);
 	_blink_copy_pos(so, &so->currPos, so->currTuples, &so->markPos, so->markTuples);
 }

@@ -239,33 +239,20 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 		{
 			OffsetNumber first = BlinkPageFirstDataKey(opaque);
 			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-			OffsetNumber sortedEnd = first + opaque->blink_nsorted;
 			OffsetNumber deletable[MaxIndexTuplesPerPage];
 			int			ndeletable = 0;
-			int			nsorted_deleted = 0;
 
 			for (OffsetNumber off = first; off <= maxoff; off++)
 			{
 				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
 				if (vs->callback && vs->callback(&itup->t_tid, vs->callback_state))
-				{
 					deletable[ndeletable++] = off;
-					if (off < sortedEnd)
-						nsorted_deleted++;
-				}
 			}
 
 			if (ndeletable > 0)
 			{
-				GenericXLogState *state = GenericXLogStart(rel);
-				Page		p = GenericXLogRegisterBuffer(state, buf, 0);
-				BlinkPageOpaque po = BlinkPageGetOpaque(p);
-
-				PageIndexMultiDelete(p, deletable, ndeletable);
-				po->blink_nsorted -= nsorted_deleted;
-				_blink_page_changed(p);
-				GenericXLogFinish(state);
+				_blink_leaf_delete(rel, buf, deletable, ndeletable);
 				vs->stats->tuples_removed += ndeletable;
 			}
 			vs->stats->num_index_tuples +=

@@ -285,6 +285,8 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 		hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
 		if (!BlinkTupleIsPivot(hikey))
 			corrupt(cs, blkno, "high key is not a pivot tuple");
+		if (!ItemIdIsNormal(PageGetItemId(page, BLINK_HIKEY)))
+			corrupt(cs, blkno, "high key item is not a normal item");
 		if (lowkey && _blink_compare_tuples(rel, lowkey, hikey) >= 0)
 			corrupt(cs, blkno, "high key %s is not above the lower bound %s",
 					_blink_tuple_to_text(rel, hikey), _blink_tuple_to_text(rel, lowkey));
@@ -299,6 +301,10 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 
 		if (!ItemIdIsNormal(iid) && !ItemIdIsDead(iid))
 			corrupt(cs, blkno, "item %u is not in use", off);
+		if (ItemIdIsDead(iid) && !leaf)
+			corrupt(cs, blkno, "item %u of an internal page is marked dead", off);
+		if (ItemIdIsDead(iid) && !(opaque->blink_flags & BLINK_HAS_GARBAGE))
+			corrupt(cs, blkno, "item %u is marked dead but the page is not flagged", off);
 		if (minus)
 		{
 			if (IndexTupleSize(itup) != sizeof(IndexTupleData))

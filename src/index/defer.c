@@ -87,6 +87,7 @@ typedef struct DeferBuffer
 	int			n;
 	int			cap;
 	DeferEntry *entries;
+	bool		unchanged;		/* an entry came with aminsert's indexUnchanged */
 } DeferBuffer;
 
 static MemoryContext DeferContext = NULL;
@@ -169,6 +170,7 @@ _blink_defer_buffer(Relation rel, Relation heapRel)
 	b->n = 0;
 	b->cap = 0;
 	b->entries = NULL;
+	b->unchanged = false;
 	return b;
 }
 
@@ -179,7 +181,7 @@ _blink_defer_buffer(Relation rel, Relation heapRel)
  */
 bool
 _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
-					IndexInfo *indexInfo)
+					bool indexUnchanged, IndexInfo *indexInfo)
 {
 	DeferBuffer *b;
 	MemoryContext old;
@@ -214,6 +216,7 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 	memcpy(b->entries[b->n].itup, itup, sz);
 	b->entries[b->n].subid = GetCurrentSubTransactionId();
 	b->n++;
+	b->unchanged |= indexUnchanged;
 	MemoryContextSwitchTo(old);
 
 	pending_tuples++;
@@ -298,7 +301,7 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 
 	PG_TRY();
 	{
-		_blink_insert_sorted(rel, itups, b->n, landed);
+		_blink_insert_sorted(rel, itups, b->n, landed, b->unchanged);
 	}
 	PG_CATCH();
 	{
@@ -308,6 +311,7 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 	PG_END_TRY();
 	_blink_defer_remove(b, landed, InvalidSubTransactionId);
 	Assert(b->n == 0);
+	b->unchanged = false;
 
 	pfree(itups);
 	pfree(landed);
