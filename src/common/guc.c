@@ -64,6 +64,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"csn_numbered", BLINKAM_PAUSE_CSN_NUMBERED, false},
 	{"csn_view_read", BLINKAM_PAUSE_CSN_VIEW_READ, false},
 	{"insert_start", BLINKAM_PAUSE_INSERT_START, false},
+	{"batch_waiter_in", BLINKAM_PAUSE_BATCH_WAITER_IN, false},
 	{NULL, 0, false}
 };
 

@@ -57,9 +57,13 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_CSN_VIEW_READ,	/* a reader building a CSN view has
 									 * read H0, not yet the committing
 									 * slots */
-	BLINKAM_PAUSE_INSERT_START	/* blink's aminsert was called (after
+	BLINKAM_PAUSE_INSERT_START, /* blink's aminsert was called (after
 								 * index_insert's predicate lock check),
 								 * its entry not yet in the index */
+	BLINKAM_PAUSE_BATCH_WAITER_IN	/* a batch holder has put a waiter's
+									 * entry on the leaf; the waiter, woken,
+									 * has not yet checked for predicate
+									 * locks */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -94,6 +94,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
 		 * leaf before holds a lock on it (or, had it split since, on both
 		 * halves) and is found; one that reads it after finds the entry.
 		 */
+		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WAITER_IN);
 		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(*bufp));
 		ReleaseBuffer(*bufp);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
