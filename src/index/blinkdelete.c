@@ -23,8 +23,8 @@
 #include "access/xloginsert.h"
 #include "utils/rel.h"
 
-#include "blink.h"
 #include "common/counters.h"
+#include "index/blink.h"
 
 /*
  * Does the leaf page hold an entry marked dead?  Kept up to date in
