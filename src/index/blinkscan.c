@@ -829,6 +829,7 @@ _blink_parallel_steppage(IndexScanDesc scan, ScanDirection dir, bool seized,
 		if (!BlockNumberIsValid(page) || !BlockNumberIsValid(link))
 			elog(ERROR, "parallel scan of blink index \"%s\" has no position to continue from",
 				 RelationGetRelationName(rel));
+		blinkam_debug_pause(BLINKAM_PAUSE_PARALLEL_SEIZED);
 		buf = _blink_step_buffer(rel, dir, page, link);
 		found = _blink_readpage(scan, buf, dir);
 		_blink_parallel_publish(scan, dir);

@@ -43,7 +43,11 @@
  *     invalidation of a presented index inside the window (VACUUM updating
  *     its pg_class row in place, processed when ExecOpenIndices locks
  *     another index) reloads rd_rel from the catalog; a relcache callback
- *     sets relam again for presented indexes.
+ *     sets relam again for presented indexes (specs/blink_onconflict_inval
+ *     holds a prepared upsert in the window, pause point
+ *     onconflict_presented, while VACUUM updates the index's pg_class
+ *     row; the executor's first lock on another index then processes the
+ *     invalidation).
  *   - Partitioned targets are not covered: their partitions' indexes are
  *     opened while rows are routed, inside the statement.  Such a
  *     statement is refused right after executor start, before any row is
@@ -76,6 +80,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "common/settings.h"
 #include "index/blink.h"
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
@@ -289,6 +294,7 @@ open_indexes_presenting(ResultRelInfo *rri)
 	set_relam(indexes, BTREE_AM_OID);
 	PG_TRY();
 	{
+		blinkam_debug_pause(BLINKAM_PAUSE_ONCONFLICT_PRESENTED);
 		ExecOpenIndices(rri, true);
 	}
 	PG_FINALLY();
