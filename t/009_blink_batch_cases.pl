@@ -255,7 +255,9 @@ SELECT blinkam_reset_stats();
 ));
 is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('h4_t')"), '1',
 	'one leaf, nearly full');
-$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h4', "lpad('1000', 200, '0')");
+# (twelve psql processes must publish within the holder's delay: 8 s
+# leaves room on a loaded 2-core machine, where 3 s once did not)
+$a = start_holder("SET blinkam.debug_batch_delay = 8000;", 'h4', "lpad('1000', 200, '0')");
 my @w = map { bg("INSERT INTO h4 VALUES (lpad('" . (1000 + $_) . "', 200, '0'))") } 1 .. 12;
 wait_for_waiters('h4', 12);
 $_->[0]->finish for ($a, @w);
