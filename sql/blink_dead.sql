@@ -3,7 +3,8 @@
 -- entry's row dead to everyone marks the entry dead (LP_DEAD); a full
 -- leaf removes such entries before it splits, and on an update that left
 -- the index's columns unchanged it asks the table about all its entries
--- (bottom-up deletion).  Rows inserted by aborted subtransactions are dead
+-- (bottom-up deletion); a unique insert marks the dead equal entries it
+-- checks.  Rows inserted by aborted subtransactions are dead
 -- to everyone at once, whatever other sessions do, so they make each step
 -- deterministic.  Every figure is compared with btree on the same work.
 -- Marks made while a scan is away from the page, and VACUUM freeing line
@@ -138,7 +139,21 @@ SELECT count(*), sum(id), sum(k) FROM uk WHERE id > 0;
 SELECT blink_check('uk_id', true);
 SELECT blink_check('uk_k', true);
 
--- 4. VACUUM after all this: nothing marked is left behind, and the
+-- 4. A unique insert checks the equal entries it finds: those whose rows
+-- are dead to everyone are marked on the way (on the leaf it holds).
+CREATE TABLE qk (k int, v int) WITH (autovacuum_enabled = off);
+CREATE UNIQUE INDEX qk_k ON qk USING blink (k);
+INSERT INTO qk SELECT g, 0 FROM generate_series(1, 50) g;
+BEGIN;
+INSERT INTO qk SELECT g, -1 FROM generate_series(51, 150) g;
+ROLLBACK;
+SELECT * FROM leaf_entries('qk_k');
+INSERT INTO qk SELECT g, 1 FROM generate_series(51, 150) g;
+SELECT * FROM leaf_entries('qk_k');
+SELECT count(*), sum(v) FROM qk;
+SELECT blink_check('qk_k', true);
+
+-- 5. VACUUM after all this: nothing marked is left behind, and the
 -- indexes still agree with their tables.
 VACUUM dk;
 VACUUM uk;
@@ -146,7 +161,7 @@ SELECT dead FROM leaf_entries('dk_k');
 SELECT blink_check('dk_k', true);
 SELECT blink_check('uk_id', true);
 
-DROP TABLE churn_btree, churn_blink, dk, db, uk, ub;
+DROP TABLE churn_btree, churn_blink, dk, db, uk, ub, qk;
 DROP PROCEDURE aborted_churn(text), aborted_updates(text);
 DROP FUNCTION counter(text), leaf_entries(regclass), tree_pages(regclass);
 DROP EXTENSION blinkam;

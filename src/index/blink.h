@@ -361,6 +361,8 @@ extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
 /* blinkdelete.c */
 extern void _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
 							   int n);
+extern void _blink_mark_dead_locked(Relation rel, Buffer buf,
+									const OffsetNumber *offs, int n);
 extern void _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned,
 							 uint32 version, const ItemPointerData *tids,
 							 const OffsetNumber *offs, int n);

@@ -82,6 +82,23 @@ _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable, int n)
 }
 
 /*
+ * Mark the items at offs[0..n-1] of the leaf in buf (exclusively locked,
+ * kept so) dead and flag the page, in one generic WAL record.
+ */
+void
+_blink_mark_dead_locked(Relation rel, Buffer buf, const OffsetNumber *offs, int n)
+{
+	GenericXLogState *state = GenericXLogStart(rel);
+	Page		p = GenericXLogRegisterBuffer(state, buf, 0);
+
+	for (int i = 0; i < n; i++)
+		ItemIdMarkDead(PageGetItemId(p, offs[i]));
+	BlinkPageGetOpaque(p)->blink_flags |= BLINK_HAS_GARBAGE;
+	GenericXLogFinish(state);
+	blinkam_count(BLINKAM_COUNTER_ENTRIES_MARKED_DEAD, n);
+}
+
+/*
  * Mark dead the entries a scan found pointing to rows dead to everyone
  * (kill_prior_tuple): offs[i] is where the scan saw the entry for tids[i]
  * on leaf blkno, whose version was then version.  pinned is the scan's pin
@@ -136,16 +153,7 @@ _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned, uint32 version,
 	}
 
 	if (nmark > 0)
-	{
-		GenericXLogState *state = GenericXLogStart(rel);
-		Page		p = GenericXLogRegisterBuffer(state, buf, 0);
-
-		for (int i = 0; i < nmark; i++)
-			ItemIdMarkDead(PageGetItemId(p, mark[i]));
-		BlinkPageGetOpaque(p)->blink_flags |= BLINK_HAS_GARBAGE;
-		GenericXLogFinish(state);
-		blinkam_count(BLINKAM_COUNTER_ENTRIES_MARKED_DEAD, nmark);
-	}
+		_blink_mark_dead_locked(rel, buf, mark, nmark);
 
 	_blink_unlock(rel, buf);
 	if (!BufferIsValid(pinned))

@@ -330,12 +330,12 @@ static UniqueItemResult
 _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
 						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
-						 uint32 *speculativeToken)
+						 uint32 *speculativeToken, bool *all_dead)
 {
 	ItemId		iid = PageGetItemId(page, offnum);
 	ItemPointerData htid;
-	bool		all_dead = false;
 
+	*all_dead = false;
 	if (ItemIdIsDead(iid))
 		return UNIQUE_ITEM_OK;
 	htid = ((IndexTuple) PageGetItem(page, iid))->t_tid;
@@ -345,8 +345,9 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 		ItemPointerEquals(&htid, &itup->t_tid))
 		return UNIQUE_ITEM_OK;
 
-	if (!table_index_fetch_tuple_check(heapRel, &htid, dirty, &all_dead))
+	if (!table_index_fetch_tuple_check(heapRel, &htid, dirty, all_dead))
 		return UNIQUE_ITEM_OK;
+	*all_dead = false;
 
 	*xwait = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
 	if (TransactionIdIsValid(*xwait))
@@ -381,6 +382,11 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
  * set false instead), UNIQUE_ITEM_OK otherwise.  Never raises the
  * violation itself.  On return buf is still locked; every other page this
  * function locked has been released.
+ *
+ * Equal entries on buf's page whose rows the table found dead to everyone
+ * are marked dead on the way, as a scan would (blinkdelete.c): buf is held
+ * exclusively, so no check of the version is needed.  Entries on the right
+ * siblings, only share-locked, are left alone.
  */
 static UniqueItemResult
 _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
@@ -392,6 +398,8 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 	Buffer		nbuf = InvalidBuffer;
 	Buffer		cur = buf;
 	UniqueItemResult res = UNIQUE_ITEM_OK;
+	OffsetNumber dead[MaxIndexTuplesPerPage];
+	int			ndead = 0;
 
 	InitDirtySnapshot(SnapshotDirty);
 	*xwait = InvalidTransactionId;
@@ -402,9 +410,16 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 		OffsetNumber offnum = InvalidOffsetNumber;
 
 		while (res == UNIQUE_ITEM_OK && _blink_next_equal(rel, key, page, &offnum))
+		{
+			bool		all_dead;
+
 			res = _blink_check_unique_item(heapRel, itup, page, offnum,
 										   checkUnique, &SnapshotDirty,
-										   is_unique, xwait, speculativeToken);
+										   is_unique, xwait, speculativeToken,
+										   &all_dead);
+			if (all_dead && cur == buf && ndead < MaxIndexTuplesPerPage)
+				dead[ndead++] = offnum;
+		}
 		if (res != UNIQUE_ITEM_OK || !_blink_equal_continues_right(rel, key, page))
 			break;
 
@@ -420,6 +435,8 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 
 	if (nbuf != InvalidBuffer)
 		_blink_relbuf(rel, nbuf);
+	if (ndead > 0)
+		_blink_mark_dead_locked(rel, buf, dead, ndead);
 	return res;
 }
 
