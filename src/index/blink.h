@@ -150,6 +150,13 @@ BlinkTupleHeapTid(IndexTuple itup)
  * minus-infinity item, pivots, a high key) splits the same way.  With 8 kB
  * pages this is 2704 bytes, btree's limit.
  */
+/* Does an item of itemsz bytes (and its line pointer) fit on page? */
+static inline bool
+_blink_fits(Page page, Size itemsz)
+{
+	return PageGetFreeSpace(page) >= MAXALIGN(itemsz);
+}
+
 #define BLINK_MAX_ITEM_SIZE \
 	MAXALIGN_DOWN((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(BlinkPageOpaqueData)) - \
 				   3 * sizeof(ItemIdData) - BLINK_TID_SPACE) / 3)

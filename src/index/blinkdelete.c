@@ -207,7 +207,7 @@ _blink_cmp_offset(const void *a, const void *b)
 /*
  * One deletion pass over the leaf in buf (exclusively locked): ask the
  * table which of the candidate entries point to rows dead to everyone, and
- * remove those.  Returns the number removed.
+ * remove those.
  *
  * Simple pass (bottomup false): the candidates are the entries marked dead
  * and the other entries pointing to the same table blocks, which the table
@@ -216,7 +216,7 @@ _blink_cmp_offset(const void *a, const void *b)
  * change this index's columns) marked promising; the table decides how
  * many blocks it visits.
  */
-static int
+static void
 _blink_delete_pass(Relation rel, Relation heapRel, Buffer buf,
 				   IndexTuple newitem, bool bottomup)
 {
@@ -309,7 +309,6 @@ _blink_delete_pass(Relation rel, Relation heapRel, Buffer buf,
 		pfree(newkey);
 	pfree(delstate.deltids);
 	pfree(delstate.status);
-	return ndeletable;
 }
 
 /*
@@ -328,7 +327,7 @@ _blink_delete_before_split(Relation rel, Buffer buf, IndexTuple newitem,
 						   bool bottomup)
 {
 	Page		page = BufferGetPage(buf);
-	Size		need = MAXALIGN(IndexTupleSize(newitem));
+	Size		itemsz = IndexTupleSize(newitem);
 	Relation	heapRel = NULL;
 	bool		fits = false;
 
@@ -340,12 +339,12 @@ _blink_delete_before_split(Relation rel, Buffer buf, IndexTuple newitem,
 	if (BlinkPageGetOpaque(page)->blink_flags & BLINK_HAS_GARBAGE)
 	{
 		_blink_delete_pass(rel, heapRel, buf, newitem, false);
-		fits = PageGetFreeSpace(page) >= need;
+		fits = _blink_fits(page, itemsz);
 	}
 	if (!fits && bottomup)
 	{
 		_blink_delete_pass(rel, heapRel, buf, newitem, true);
-		fits = PageGetFreeSpace(page) >= need;
+		fits = _blink_fits(page, itemsz);
 	}
 	table_close(heapRel, NoLock);
 	return fits;

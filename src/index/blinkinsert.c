@@ -475,15 +475,6 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 }
 
 /*
- * Does an item of itemsz bytes fit on page?
- */
-static inline bool
-_blink_fits(Page page, Size itemsz)
-{
-	return PageGetFreeSpace(page) >= MAXALIGN(itemsz);
-}
-
-/*
  * Is itup below the high key of page p (always, on the rightmost page of
  * its level)?  A tuple that once belonged on p still does unless p has
  * split.
