@@ -1,8 +1,9 @@
 # Corruption reports an operator can act on.  Each case damages one page of
-# a blink index on disk while the server is down (a line pointer, the order
-# of two entries, the special area, a right-link, the metapage, an entry's
-# heap TID), starts the server again and checks that blink_check (and, for
-# damage that normal operation runs into, an ordinary query) reports
+# a blink index on disk while the server is down (a line pointer, a dead
+# mark where none may be, the order of two entries, the special area, a
+# right-link, the metapage, an entry's heap TID), starts the server again
+# and checks that blink_check (and, for damage that normal operation runs
+# into, an ordinary query) reports
 #   ERROR:  XX002: blink index "<name>" is corrupted
 #   DETAIL:  Block <n>: <what is wrong>.   (or, for a table row, without a block)
 #   HINT:  Rebuild it from its table with REINDEX INDEX <schema>.<name>.
@@ -124,6 +125,32 @@ SELECT count(*), sum(k) FROM $table WHERE k > 0)),
 	expect_corrupt("SELECT blink_check('c1_k')", 'c1_k',
 		qr/Block $leaf: item 5 is not in use\./, 'unused line pointer');
 	reindex_heals('c1', 'unused line pointer');
+}
+
+# 1b. A data item marked dead (LP_DEAD) on a leaf not flagged as holding
+#     any, and a high key marked dead: marks exist only on data items of
+#     flagged leaves.
+{
+	my ($leaf) = fresh_index('c1b');
+	edit_block('c1b_k', $leaf, sub {
+		my ($page) = @_;
+		my ($off, $flags, $len) = get_lp($page, 5);
+		set_lp($page, 5, $off, 3, $len);
+	});
+	expect_corrupt("SELECT blink_check('c1b_k')", 'c1b_k',
+		qr/Block $leaf: item 5 is marked dead but the page is not flagged\./,
+		'dead item on an unflagged leaf');
+	reindex_heals('c1b', 'dead item on an unflagged leaf');
+
+	($leaf) = fresh_index('c1b');
+	edit_block('c1b_k', $leaf, sub {
+		my ($page) = @_;
+		my ($off, $flags, $len) = get_lp($page, 1);
+		set_lp($page, 1, $off, 3, $len);
+	});
+	expect_corrupt("SELECT blink_check('c1b_k')", 'c1b_k',
+		qr/Block $leaf: high key item is not a normal item\./, 'dead high key');
+	reindex_heals('c1b', 'dead high key');
 }
 
 # 2. Two neighbouring entries swapped.
