@@ -26,6 +26,7 @@ OBJS = \
 	src/common/shmem.o \
 	src/common/worker.o \
 	src/index/blinkbuild.o \
+	src/index/blinkdedup.o \
 	src/index/blinkdelete.o \
 	src/index/blinkfuncs.o \
 	src/index/blinkinsert.o \

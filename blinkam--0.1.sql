@@ -61,7 +61,7 @@ LANGUAGE C STRICT PARALLEL SAFE;
 
 CREATE FUNCTION blink_page_items(index regclass, blkno bigint)
 RETURNS TABLE (itemoffset integer, ctid tid, downlink bigint, itemlen integer,
-			   key text, is_highkey boolean, dead boolean)
+			   key text, is_highkey boolean, dead boolean, htids tid[])
 AS 'MODULE_PATHNAME', 'blink_page_items'
 LANGUAGE C STRICT PARALLEL SAFE;
 

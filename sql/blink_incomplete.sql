@@ -67,7 +67,7 @@ INSERT INTO inc2 SELECT generate_series(1, 100000);
 CREATE INDEX inc2_k ON inc2 USING blink (k) WITH (fillfactor = 100);
 SELECT levels, incomplete_splits FROM blink_tree_stats('inc2_k');
 SET blinkam.debug_stop_at = 'after_parent_split';
-INSERT INTO inc2 SELECT generate_series(100001, 200000);
+INSERT INTO inc2 SELECT generate_series(100001, 400000);
 RESET blinkam.debug_stop_at;
 SELECT incomplete_splits FROM blink_tree_stats('inc2_k');
 SELECT count(*) AS flagged_internal_pages
@@ -76,7 +76,7 @@ SELECT count(*) AS flagged_internal_pages
  WHERE s.incomplete_split AND s.level > 0;
 SELECT blink_check('inc2_k', true);
 SELECT blinkam_reset_stats();
-INSERT INTO inc2 SELECT generate_series(100001, 200000);
+INSERT INTO inc2 SELECT generate_series(100001, 400000);
 SELECT incomplete_splits FROM blink_tree_stats('inc2_k');
 SELECT value > 0 AS finished FROM blinkam_stats() WHERE name = 'incomplete_splits_finished';
 SET enable_seqscan = off;

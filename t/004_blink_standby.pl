@@ -39,6 +39,8 @@ INSERT INTO m SELECT i % 100, '2026-01-01'::timestamp + i * interval '1 second',
 CREATE UNIQUE INDEX m_st ON m USING blink (sensor, ts);
 CREATE INDEX m_ts ON m USING blink (ts);
 CREATE INDEX m_v ON m USING blink (v DESC NULLS LAST);
+-- 100 distinct keys: posting tuples, rewritten by inserts and VACUUM
+CREATE INDEX m_sensor ON m USING blink (sensor);
 ));
 
 my @queries = (
@@ -46,7 +48,8 @@ my @queries = (
 	'SELECT ts FROM m ORDER BY ts DESC LIMIT 5',
 	'SELECT count(*) FROM m WHERE ts BETWEEN \'2026-01-01 01:00\' AND \'2026-01-01 02:00\'',
 	'SELECT v FROM m WHERE v < 100 ORDER BY v DESC LIMIT 3',
-	'SELECT count(*) FROM m WHERE sensor IN (1, 2, 3) AND ts > \'2026-01-01 03:00\'');
+	'SELECT count(*) FROM m WHERE sensor IN (1, 2, 3) AND ts > \'2026-01-01 03:00\'',
+	'SELECT count(*), sum(v) FROM m WHERE sensor BETWEEN 10 AND 12');
 
 sub compare_answers
 {
@@ -58,7 +61,7 @@ sub compare_answers
 		is($standby->safe_psql('postgres', $sql), $primary->safe_psql('postgres', $sql),
 			"round $round: standby answers like the primary: $q");
 	}
-	for my $idx (qw(m_st m_ts m_v))
+	for my $idx (qw(m_st m_ts m_v m_sensor))
 	{
 		is($standby->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
 			"round $round: blink_check($idx) on the standby");
@@ -92,7 +95,7 @@ VACUUM m;
 	my ($passed, $corrupt, $busy) = (0, 0, 0);
 	for my $run (1 .. 15)
 	{
-		for my $idx (qw(m_st m_ts m_v))
+		for my $idx (qw(m_st m_ts m_v m_sensor))
 		{
 			my ($ret, $stdout, $stderr) = $standby->psql('postgres',
 				"SELECT blink_check('$idx', true)");
@@ -120,6 +123,9 @@ sub write_file_ok
 my $splits = $primary->safe_psql('postgres',
 	"SELECT value FROM blinkam_stats() WHERE name = 'splits'");
 ok($splits > 50, "the primary split pages ($splits splits)");
+my $passes = $primary->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'dedup_passes'");
+ok($passes > 0, "the primary deduplicated full leaves ($passes passes)");
 ok(!$standby->log_contains('inconsistent page found'),
 	'no inconsistent page during replay');
 

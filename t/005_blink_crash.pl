@@ -3,6 +3,8 @@
 # recovery replays blink's generic WAL, the blinkam worker finishes the
 # splits the crash left incomplete (no user action), every index passes
 # blink_check with heapallindexed, index and table agree, and inserts go on.
+# One index has 50 distinct keys, so its full leaves are rewritten with
+# posting tuples (deduplication) all along.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -23,6 +25,8 @@ CREATE EXTENSION blinkam;
 CREATE TABLE c (k bigint, id bigserial);
 CREATE INDEX c_k ON c USING blink (k) WITH (fillfactor = 100);
 CREATE UNIQUE INDEX c_id ON c USING blink (id);
+-- 50 distinct keys: full leaves group them into posting tuples
+CREATE INDEX c_g ON c USING blink ((k % 50));
 ));
 
 my $script = $node->basedir . '/crash.sql';
@@ -50,7 +54,7 @@ for my $cycle (1 .. 10)
 	$h->finish;
 
 	$node->start;
-	for my $idx (qw(c_k c_id))
+	for my $idx (qw(c_k c_id c_g))
 	{
 		$node->poll_query_until('postgres',
 			"SELECT incomplete_splits = 0 FROM blink_tree_stats('$idx')")
@@ -58,7 +62,7 @@ for my $cycle (1 .. 10)
 	}
 	$repaired += $node->safe_psql('postgres',
 		"SELECT value FROM blinkam_stats() WHERE name = 'splits_repaired_by_worker'");
-	for my $idx (qw(c_k c_id))
+	for my $idx (qw(c_k c_id c_g))
 	{
 		is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
 			"cycle $cycle: blink_check($idx, heapallindexed) after crash recovery");
@@ -76,6 +80,10 @@ for my $cycle (1 .. 10)
 }
 
 note("splits repaired by the worker over the 10 cycles: $repaired");
+ok($node->safe_psql('postgres',
+		"SELECT count(*) FROM generate_series(1, pg_relation_size('c_g') / 8192 - 1) b,
+			LATERAL blink_page_items('c_g', b) i WHERE i.htids IS NOT NULL") > 0,
+	'c_g holds posting tuples');
 
 $node->stop;
 done_testing();

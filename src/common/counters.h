@@ -26,6 +26,7 @@
 	X(SPLITS, "splits", "blink page splits, at every level") \
 	X(ENTRIES_MARKED_DEAD, "entries_marked_dead", "blink entries that scans marked dead (LP_DEAD) after the table found their rows dead to everyone") \
 	X(ENTRIES_DELETED, "entries_deleted", "blink entries of dead rows removed from full leaves before a split (not by VACUUM)") \
+	X(DEDUP_PASSES, "dedup_passes", "full blink leaves whose equal keys were stored once (posting tuples), to make room before a split") \
 	X(ROOT_SPLITS, "root_splits", "new blink roots (tree height grew)") \
 	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
 	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend (workers included)") \

@@ -40,6 +40,7 @@
 #define BLINK_INCOMPLETE_SPLIT	(1 << 2)	/* right sibling has no downlink yet */
 #define BLINK_META				(1 << 3)
 #define BLINK_HAS_GARBAGE		(1 << 4)	/* leaf: some item is LP_DEAD */
+#define BLINK_HAS_POSTING		(1 << 5)	/* leaf: may hold posting tuples */
 
 typedef uint16 BlinkCycleId;
 
@@ -113,6 +114,14 @@ typedef struct BlinkMetaPageData
 #define BlinkPageGetMeta(page) \
 	((BlinkMetaPageData *) PageGetContents(page))
 
+/* What a backend caches about an index in rd_amcache (blinkpage.c). */
+typedef struct BlinkRelCache
+{
+	bool		meta_valid;		/* meta holds a copy of the metapage */
+	BlinkMetaPageData meta;
+	int8		dedup;			/* _blink_dedup_enabled: -1 not known yet */
+} BlinkRelCache;
+
 /* ---------------------------------------------------------------------
  * Tuples
  *
@@ -133,11 +142,72 @@ typedef struct BlinkMetaPageData
 #define BlinkSetDownlink(itup, blk) \
 	ItemPointerSet(&(itup)->t_tid, (blk), (OffsetNumber) 1)
 
+/*
+ * Posting tuples (deduplication, blinkdedup.c): a leaf item that stands for
+ * several entries with one key.  The key part is laid out as a plain leaf
+ * tuple would be (its size MAXALIGN'd); the heap TIDs follow it, strictly
+ * ascending, and the tuple's size covers both.  t_tid does not hold a heap
+ * TID but describes the list: its block number's high half is the number
+ * of TIDs (at least 2), its low half the offset of the list in the tuple,
+ * and its offset number is BLINK_POSTING_POSID, which no heap TID has (a
+ * heap page has fewer line pointers).  A posting tuple sorts where its
+ * first entry would; its range reaches to its last TID, and no other item
+ * of a leaf's sorted part lies inside a posting tuple's range.
+ */
+#define BLINK_POSTING_POSID		((OffsetNumber) 0xFFFE)
+
+static inline bool
+BlinkTupleIsPosting(IndexTuple itup)
+{
+	return !BlinkTupleIsPivot(itup) && itup->t_tid.ip_posid == BLINK_POSTING_POSID;
+}
+
+static inline int
+BlinkPostingCount(IndexTuple itup)
+{
+	return itup->t_tid.ip_blkid.bi_hi;
+}
+
+static inline Size
+BlinkPostingKeySize(IndexTuple itup)
+{
+	return itup->t_tid.ip_blkid.bi_lo;
+}
+
+static inline ItemPointer
+BlinkPostingTids(IndexTuple itup)
+{
+	return (ItemPointer) ((char *) itup + BlinkPostingKeySize(itup));
+}
+
+/* Number of heap TIDs of a leaf item, and its i'th one. */
+static inline int
+BlinkItemNTids(IndexTuple itup)
+{
+	return BlinkTupleIsPosting(itup) ? BlinkPostingCount(itup) : 1;
+}
+
+static inline ItemPointer
+BlinkItemTid(IndexTuple itup, int i)
+{
+	return BlinkTupleIsPosting(itup) ? BlinkPostingTids(itup) + i : &itup->t_tid;
+}
+
 /* The heap TID that completes the key of any tuple on a page. */
 static inline ItemPointer
 BlinkTupleHeapTid(IndexTuple itup)
 {
-	return BlinkTupleIsPivot(itup) ? BlinkPivotHeapTid(itup) : &itup->t_tid;
+	if (BlinkTupleIsPivot(itup))
+		return BlinkPivotHeapTid(itup);
+	return BlinkTupleIsPosting(itup) ? BlinkPostingTids(itup) : &itup->t_tid;
+}
+
+/* The last heap TID of a leaf item's range. */
+static inline ItemPointer
+BlinkTupleMaxHeapTid(IndexTuple itup)
+{
+	return BlinkTupleIsPosting(itup) ?
+		BlinkPostingTids(itup) + BlinkPostingCount(itup) - 1 : BlinkTupleHeapTid(itup);
 }
 
 /*
@@ -161,6 +231,18 @@ _blink_fits(Page page, Size itemsz)
 	MAXALIGN_DOWN((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(BlinkPageOpaqueData)) - \
 				   3 * sizeof(ItemIdData) - BLINK_TID_SPACE) / 3)
 
+/*
+ * Deduplication makes posting tuples of at most this size, so that a page
+ * holding them still splits like any other (the item limit above); a
+ * posting tuple that takes one TID more (blinkdedup.c) stays within it.
+ */
+#define BLINK_MAX_POSTING_SIZE	MAXALIGN_DOWN(BLINK_MAX_ITEM_SIZE / 2)
+
+/* The most heap TIDs one leaf can hold, postings included. */
+#define BLINK_MAX_TIDS_PER_PAGE \
+	((int) ((BLCKSZ - SizeOfPageHeaderData - sizeof(BlinkPageOpaqueData)) / \
+			sizeof(ItemPointerData)))
+
 /* CREATE INDEX progress subphases */
 #define BLINK_PHASE_SCAN		2
 #define BLINK_PHASE_SORT		3
@@ -174,6 +256,7 @@ typedef struct BlinkOptions
 {
 	int32		varlena_header_;	/* varlena header (do not touch directly!) */
 	int			fillfactor;		/* leaf fill factor of builds and splits */
+	bool		deduplicate_items;	/* make posting tuples (blinkdedup.c) */
 } BlinkOptions;
 
 #define BLINK_DEFAULT_FILLFACTOR	90
@@ -245,7 +328,7 @@ typedef struct BlinkScanPos
 	int			lastItem;
 	int			itemIndex;		/* current item, firstItem..lastItem */
 	int			nextTupleOffset;	/* free space in currTuples */
-	BlinkScanItem items[MaxIndexTuplesPerPage];
+	BlinkScanItem items[BLINK_MAX_TIDS_PER_PAGE];
 } BlinkScanPos;
 
 #define BlinkScanPosIsValid(pos)	BlockNumberIsValid((pos).currPage)
@@ -279,7 +362,7 @@ typedef struct BlinkScanOpaqueData
 	int			markItemIndex;	/* >= 0: mark within currPos */
 	/* items of currPos whose rows the heap found dead to all (kill_prior_tuple) */
 	int			numKilled;
-	int			killedItems[MaxIndexTuplesPerPage];
+	int			killedItems[BLINK_MAX_TIDS_PER_PAGE];
 	/* parallel scans: array key combinations this backend has finished */
 	int			arrayKeyCount;
 } BlinkScanOpaqueData;
@@ -316,7 +399,12 @@ extern BlinkScanInsert _blink_mkscankey(Relation rel, IndexTuple itup);
 extern int32 _blink_compare_key_tuple(Relation rel, BlinkScanInsert key,
 									 IndexTuple itup);
 extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);
+extern int	_blink_compare_tuple_end(Relation rel, IndexTuple a, IndexTuple b);
+extern bool _blink_keys_equal(Relation rel, IndexTuple a, IndexTuple b);
 extern IndexTuple _blink_make_pivot(Relation rel, IndexTuple itup);
+extern IndexTuple _blink_form_posting(IndexTuple base, const ItemPointerData *tids,
+									  int n);
+extern bool _blink_dedup_enabled(Relation rel);
 extern IndexTuple _blink_minus_infinity(BlockNumber child);
 extern char *_blink_tuple_to_text(Relation rel, IndexTuple itup);
 extern void _blink_check_item_size(Relation rel, Size itemsz);
@@ -336,6 +424,7 @@ extern void _blink_checkpage(Relation rel, Buffer buf);
 extern Buffer _blink_newpage(Relation rel, bool leaf);
 extern BlockNumber _blink_getroot(Relation rel, uint32 *level, bool refresh);
 extern void _blink_forget_root(Relation rel);
+extern BlinkRelCache *_blink_relcache(Relation rel);
 extern void _blink_page_changed(Page page);
 extern BlinkMetaPageData *_blink_read_meta(Relation rel, BlinkMetaPageData *copy);
 
@@ -366,8 +455,19 @@ extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
 								 bool *landed, bool unchanged);
 
 /* blinkdelete.c */
+typedef struct BlinkLeafUpdate
+{
+	OffsetNumber offnum;		/* a posting tuple that loses some TIDs */
+	IndexTuple	itup;			/* what replaces it */
+} BlinkLeafUpdate;
+
 extern void _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
-							   int n);
+							   int n, BlinkLeafUpdate *updates, int nupdates);
+typedef bool (*BlinkTidGone) (ItemPointer tid, OffsetNumber offnum, void *arg);
+extern int	_blink_leaf_plan_removal(Page page, BlinkTidGone gone, void *arg,
+									 OffsetNumber *deletable, int *ndeletable,
+									 BlinkLeafUpdate *updates, int *nupdates,
+									 int *nkept);
 extern void _blink_mark_dead_locked(Relation rel, Buffer buf,
 									const OffsetNumber *offs, int n);
 extern void _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned,
@@ -375,6 +475,13 @@ extern void _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned,
 							 const OffsetNumber *offs, int n);
 extern bool _blink_delete_before_split(Relation rel, Buffer buf,
 									   IndexTuple newitem, bool bottomup);
+
+/* blinkdedup.c */
+extern bool _blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup);
+extern bool _blink_posting_swap(IndexTuple posting, ItemPointer tid);
+extern void _blink_duplicate_tid(Relation rel, ItemPointer tid) pg_attribute_noreturn();
+extern void _blink_fix_tail(Relation rel, Page page);
+extern bool _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem);
 
 /* blinkbuild.c */
 extern IndexBuildResult *blinkbuild(Relation heap, Relation index,

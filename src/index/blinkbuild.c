@@ -8,8 +8,11 @@
  * The sort uses tuplesort's MinimalTuple sort over the index columns, the
  * heap TID (the key's tiebreaker) and a "live" flag: tuplesort's own index
  * sorts are reserved to btree.  Pages are filled left to right, one open
- * page per level; closing a page moves its last item to the next page, so
- * the last item's space always holds the high key made from it.
+ * page per level, up to the fill factor; the item that would pass it opens
+ * the next page and gives the closed one its high key (or, if that high
+ * key has no room, the closed page's last item moves on instead, and its
+ * space holds the high key made from it).  Equal keys are gathered into
+ * posting tuples on the way (blinkdedup.c).
  *
  * src/index/blinkbuild.c
  *
@@ -109,12 +112,14 @@ build_write_page(BuildLevel *lvl)
 static void build_add(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple itup);
 
 /*
- * Close the open page of lvl because itup does not belong on it any more:
- * its last item moves to a new page, the page gets the high key made from
- * that item, and the new page's downlink goes to the level above.
+ * Close the open page of lvl: a new page starts with next, the open page
+ * gets the high key made from next, and the new page's downlink goes to
+ * the level above.  next is the item being added, if the open page has
+ * room for that high key; else (next NULL) the open page's last item moves
+ * to the new page, whose space is then enough for the high key.
  */
 static void
-build_next_page(BlinkBuildState *bs, BuildLevel *lvl)
+build_next_page(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple next)
 {
 	Page		opage = lvl->page;
 	Buffer		obuf = lvl->buf;
@@ -125,9 +130,14 @@ build_next_page(BlinkBuildState *bs, BuildLevel *lvl)
 	IndexTuple	sep;
 	BuildLevel	closing;
 
-	Assert(last > OffsetNumberNext(BLINK_HIKEY));
-	lastitup = CopyIndexTuple((IndexTuple) PageGetItem(opage, PageGetItemId(opage, last)));
-	PageIndexTupleDelete(opage, last);
+	if (next)
+		lastitup = CopyIndexTuple(next);
+	else
+	{
+		Assert(last > OffsetNumberNext(BLINK_HIKEY));
+		lastitup = CopyIndexTuple((IndexTuple) PageGetItem(opage, PageGetItemId(opage, last)));
+		PageIndexTupleDelete(opage, last);
+	}
 	hikey = _blink_make_pivot(bs->index, lastitup);
 	if (!PageIndexTupleOverwrite(opage, BLINK_HIKEY, (Item) hikey, IndexTupleSize(hikey)))
 		elog(ERROR, "failed to set high key of blink build page");
@@ -139,7 +149,7 @@ build_next_page(BlinkBuildState *bs, BuildLevel *lvl)
 	BlinkPageGetOpaque(opage)->blink_next = BufferGetBlockNumber(lvl->buf);
 	build_write_page(&closing);
 
-	/* The moved item opens the new page (as minus infinity if internal). */
+	/* That item opens the new page (as minus infinity if internal). */
 	if (lvl->level == 0)
 		build_add(bs, lvl, lastitup);
 	else
@@ -187,21 +197,93 @@ build_add(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple itup)
 	/*
 	 * Close the page when the item would pass the fill target or not fit
 	 * with BLINK_TID_SPACE to spare (what the high key needs beyond the
-	 * space of the item it is made from) -- but keep at least two items on
-	 * a page so that one can move.
+	 * space of the item it is made from).  The item opens the next page if
+	 * the high key made from it fits here (its key part and a TID: a pivot
+	 * drops a posting tuple's TID list); else the last item moves there,
+	 * so keep at least two items on a page.
 	 */
-	if (ndata >= 2 &&
+	if (ndata >= 1 &&
 		(used + itemsz + sizeof(ItemIdData) > target ||
 		 PageGetFreeSpace(page) < itemsz + BLINK_TID_SPACE))
 	{
-		build_next_page(bs, lvl);
-		page = lvl->page;
+		Size		hikeysz = (BlinkTupleIsPosting(itup) ?
+							   BlinkPostingKeySize(itup) : itemsz) + BLINK_TID_SPACE;
+
+		if (PageGetFreeSpace(page) >= hikeysz)
+		{
+			build_next_page(bs, lvl, itup);
+			return;
+		}
+		if (ndata >= 2)
+		{
+			build_next_page(bs, lvl, NULL);
+			page = lvl->page;
+		}
 	}
 
 	if (PageAddItem(page, (Item) itup, IndexTupleSize(itup),
 					OffsetNumberNext(PageGetMaxOffsetNumber(page)),
 					false, false) == InvalidOffsetNumber)
 		elog(ERROR, "failed to add item to blink build page");
+	if (lvl->level == 0 && BlinkTupleIsPosting(itup))
+		BlinkPageGetOpaque(page)->blink_flags |= BLINK_HAS_POSTING;
+}
+
+/*
+ * Deduplication during the load: entries with equal keys arrive one after
+ * another (in heap TID order) and are gathered into a posting tuple of at
+ * most BLINK_MAX_POSTING_SIZE bytes before they go onto the leaf level.
+ */
+typedef struct BuildRun
+{
+	IndexTuple	base;			/* the first entry of the run, or NULL */
+	ItemPointerData tids[BLINK_MAX_TIDS_PER_PAGE];
+	int			ntids;
+} BuildRun;
+
+static void
+build_run_flush(BlinkBuildState *bs, BuildRun *run)
+{
+	IndexTuple	itup;
+
+	if (run->base == NULL)
+		return;
+	itup = _blink_form_posting(run->base, run->tids, run->ntids);
+	build_add(bs, bs->leaf, itup);
+	pfree(itup);
+	pfree(run->base);
+	run->base = NULL;
+	run->ntids = 0;
+}
+
+/*
+ * Add the entry itup to the run (flushing the run first if itup's key
+ * differs).  A posting tuple ends where the open leaf reaches its fill
+ * target, so that pages fill up to it even with large posting tuples; else
+ * at BLINK_MAX_POSTING_SIZE.
+ */
+static void
+build_run_add(BlinkBuildState *bs, BuildRun *run, IndexTuple itup)
+{
+	Page		page = bs->leaf->page;
+	Size		used = BLCKSZ - MAXALIGN(sizeof(BlinkPageOpaqueData)) -
+		PageGetExactFreeSpace(page) - SizeOfPageHeaderData + sizeof(ItemIdData);
+	Size		limit = BLINK_MAX_POSTING_SIZE;
+
+	if (run->base != NULL)
+	{
+		Size		keysz = IndexTupleSize(run->base);
+
+		if (used < bs->leaf_target &&
+			bs->leaf_target - used >= MAXALIGN(keysz + 2 * sizeof(ItemPointerData)))
+			limit = Min(limit, bs->leaf_target - used);
+		if (MAXALIGN(keysz + (run->ntids + 1) * sizeof(ItemPointerData)) > limit ||
+			!_blink_keys_equal(bs->index, run->base, itup))
+			build_run_flush(bs, run);
+	}
+	if (run->base == NULL)
+		run->base = CopyIndexTuple(itup);
+	run->tids[run->ntids++] = itup->t_tid;
 }
 
 /*
@@ -316,6 +398,7 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	BlockNumber root;
 	uint32		rootlevel = 0;
 	IndexTuple	prev_live = NULL;
+	BuildRun   *run = NULL;
 	Size		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(BlinkPageOpaqueData));
 	int64		ntuples = 0;
@@ -391,6 +474,8 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BLINK_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.heap_tuples);
+	if (_blink_dedup_enabled(index))
+		run = palloc0(sizeof(BuildRun));
 	bs.leaf = palloc0(sizeof(BuildLevel));
 	bs.leaf->level = 0;
 	build_start_page(&bs, bs.leaf, InvalidBlockNumber);
@@ -416,12 +501,20 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 			prev_live = CopyIndexTuple(itup);
 		}
 
-		build_add(&bs, bs.leaf, itup);
+		if (run)
+			build_run_add(&bs, run, itup);
+		else
+			build_add(&bs, bs.leaf, itup);
 		pfree(itup);
 		bs.index_tuples++;
 		if (++ntuples % 1000 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, ntuples);
 		CHECK_FOR_INTERRUPTS();
+	}
+	if (run)
+	{
+		build_run_flush(&bs, run);
+		pfree(run);
 	}
 	tuplesort_end(bs.sort);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, ntuples);

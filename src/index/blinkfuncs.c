@@ -13,6 +13,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+
 #include "access/relation.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -173,8 +176,8 @@ blink_page_items(PG_FUNCTION_ARGS)
 			IndexTuple	itup = (IndexTuple) PageGetItem(page, iid);
 			bool		leaf = BlinkPageIsLeaf(opaque);
 			bool		hikey = !BlinkPageIsRightmost(opaque) && off == BLINK_HIKEY;
-			Datum		values[7];
-			bool		nulls[7] = {false};
+			Datum		values[8];
+			bool		nulls[8] = {false};
 			ItemPointer tid = BlinkTupleHeapTid(itup);
 
 			values[0] = Int32GetDatum(off);
@@ -187,6 +190,19 @@ blink_page_items(PG_FUNCTION_ARGS)
 			values[4] = CStringGetTextDatum(_blink_tuple_to_text(rel, itup));
 			values[5] = BoolGetDatum(hikey);
 			values[6] = BoolGetDatum(ItemIdIsDead(iid));
+			/* a posting tuple's heap TIDs (ctid is the first) */
+			nulls[7] = !BlinkTupleIsPosting(itup);
+			if (!nulls[7])
+			{
+				int			n = BlinkPostingCount(itup);
+				Datum	   *elems = palloc(sizeof(Datum) * n);
+
+				for (int i = 0; i < n; i++)
+					elems[i] = PointerGetDatum(BlinkPostingTids(itup) + i);
+				values[7] = PointerGetDatum(construct_array(elems, n, TIDOID,
+															sizeof(ItemPointerData),
+															false, TYPALIGN_SHORT));
+			}
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}

@@ -128,6 +128,8 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 	itup->t_tid = *ht_ctid;
 	_blink_check_item_size(rel, IndexTupleSize(itup));
+	/* its catalog lookups, once per relcache entry, before any page lock */
+	(void) _blink_dedup_enabled(rel);
 
 	/* Non-unique inserts may wait for the statement's end (defer.c). */
 	if (checkUnique == UNIQUE_CHECK_NO &&
@@ -326,26 +328,21 @@ typedef enum UniqueItemResult
 	UNIQUE_ITEM_VIOLATION		/* committed live duplicate */
 } UniqueItemResult;
 
+/* One entry (heap TID htid) with itup's key: see _blink_check_unique_item. */
 static UniqueItemResult
-_blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
-						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
-						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
-						 uint32 *speculativeToken, bool *all_dead)
+_blink_check_unique_tid(Relation heapRel, IndexTuple itup, ItemPointer htid,
+						IndexUniqueCheck checkUnique, Snapshot dirty,
+						bool *is_unique, TransactionId *xwait,
+						uint32 *speculativeToken, bool *all_dead)
 {
-	ItemId		iid = PageGetItemId(page, offnum);
-	ItemPointerData htid;
-
 	*all_dead = false;
-	if (ItemIdIsDead(iid))
-		return UNIQUE_ITEM_OK;
-	htid = ((IndexTuple) PageGetItem(page, iid))->t_tid;
 
 	/* A deferred recheck finds its own entry: not a conflict. */
 	if (checkUnique == UNIQUE_CHECK_EXISTING &&
-		ItemPointerEquals(&htid, &itup->t_tid))
+		ItemPointerEquals(htid, &itup->t_tid))
 		return UNIQUE_ITEM_OK;
 
-	if (!table_index_fetch_tuple_check(heapRel, &htid, dirty, all_dead))
+	if (!table_index_fetch_tuple_check(heapRel, htid, dirty, all_dead))
 		return UNIQUE_ITEM_OK;
 	*all_dead = false;
 
@@ -368,6 +365,43 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 	if (!table_index_fetch_tuple_check(heapRel, &itup->t_tid, SnapshotSelf, NULL))
 		return UNIQUE_ITEM_OK;
 	return UNIQUE_ITEM_VIOLATION;
+}
+
+/*
+ * Look at the item at offnum of page, whose key equals itup's, for the
+ * uniqueness check: each of its entries (a posting tuple has several;
+ * unique indexes do not make them, but the check does not rely on that).
+ * *all_dead is set if every entry's row is dead to everyone.
+ */
+static UniqueItemResult
+_blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
+						 OffsetNumber offnum, IndexUniqueCheck checkUnique,
+						 Snapshot dirty, bool *is_unique, TransactionId *xwait,
+						 uint32 *speculativeToken, bool *all_dead)
+{
+	ItemId		iid = PageGetItemId(page, offnum);
+	IndexTuple	item = (IndexTuple) PageGetItem(page, iid);
+	int			n = BlinkItemNTids(item);
+	bool		alldead = true;
+
+	*all_dead = false;
+	if (ItemIdIsDead(iid))
+		return UNIQUE_ITEM_OK;
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointerData htid = *BlinkItemTid(item, i);
+		bool		dead;
+		UniqueItemResult res = _blink_check_unique_tid(heapRel, itup, &htid,
+													   checkUnique, dirty,
+													   is_unique, xwait,
+													   speculativeToken, &dead);
+
+		if (res != UNIQUE_ITEM_OK)
+			return res;
+		alldead &= dead;
+	}
+	*all_dead = alldead;
+	return UNIQUE_ITEM_OK;
 }
 
 /*
@@ -567,8 +601,8 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup)
 	}
 	extends_sorted = ntail == 0 &&
 		(maxoff < first ||
-		 _blink_compare_tuples(rel, itup,
-							   (IndexTuple) PageGetItem(p, PageGetItemId(p, maxoff))) > 0);
+		 _blink_compare_tuple_end(rel, itup,
+								  (IndexTuple) PageGetItem(p, PageGetItemId(p, maxoff))) > 0);
 	if (PageAddItem(p, (Item) itup, IndexTupleSize(itup), OffsetNumberNext(maxoff),
 					false, false) == InvalidOffsetNumber)
 		return false;
@@ -665,10 +699,11 @@ _blink_leaf_write(Relation rel, Buffer buf,
  * check no longer holds: return false without inserting, for the caller
  * to check again.  Returns true once itup is in.
  *
- * A full leaf first drops entries of dead rows (blinkdelete.c); unchanged
- * is the executor's hint that itup is a new version of a row whose
- * indexed columns did not change, which makes it worth asking the table
- * about every entry of the leaf.
+ * A full leaf first drops entries of dead rows (blinkdelete.c), then
+ * stores its equal keys once (blinkdedup.c); unchanged is the executor's
+ * hint that itup is a new version of a row whose indexed columns did not
+ * change, which makes it worth asking the table about every entry of the
+ * leaf.
  */
 static bool
 _blink_insert_leaf(Relation rel, BlinkScanInsert key,
@@ -686,7 +721,8 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 		Assert(BlinkPageIsLeaf(opaque));
 
 		if (_blink_fits(page, itemsz) ||
-			_blink_delete_before_split(rel, buf, itup, unchanged))
+			_blink_delete_before_split(rel, buf, itup, unchanged) ||
+			_blink_dedup_before_split(rel, buf, itup))
 		{
 			_blink_leaf_write(rel, buf, &itup, 1, landed);
 			return true;
@@ -738,6 +774,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 {
 	int			i = 0;
 
+	(void) _blink_dedup_enabled(rel);	/* (see blinkinsert) */
 	while (i < n)
 	{
 		BlinkScanInsert key = _blink_mkscankey(rel, itups[i]);
@@ -823,6 +860,7 @@ typedef struct SplitItem
 	IndexTuple	itup;
 	Size		size;			/* MAXALIGN'd */
 	OffsetNumber offnum;		/* on the page, or InvalidOffsetNumber: new */
+	bool		changed;		/* itup is a changed copy of the page's item */
 } SplitItem;
 
 /*
@@ -946,6 +984,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	Assert(!BlinkPageIsIncompleteSplit(lopaque));
 
 	/* Put every item in key order, the new one included. */
+	first = BlinkPageFirstDataKey(lopaque);
 	if (isleaf)
 	{
 		BlinkScanInsert key = _blink_mkscankey(rel, newitem);
@@ -954,7 +993,6 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 		newoff = _blink_binsrch(rel, key, lpage);
 		pfree(key);
 	}
-	first = BlinkPageFirstDataKey(lopaque);
 	maxoff = PageGetMaxOffsetNumber(lpage);
 	Assert(newoff >= first && newoff <= maxoff + 1);
 
@@ -975,6 +1013,27 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 			o++;
 		}
 		items[i].size = MAXALIGN(IndexTupleSize(items[i].itup));
+		items[i].changed = false;
+	}
+
+	/*
+	 * A new item inside the range of the posting tuple before it swaps TIDs
+	 * with it (the range rule, blinkdedup.c), so that no split point can
+	 * leave part of the posting tuple's range right of the new high key.
+	 * Both keep their sizes; the changed posting tuple replaces the page's
+	 * in place if it stays left.
+	 */
+	if (isleaf && inew > 0 &&
+		_blink_inside_posting(rel, items[inew - 1].itup, newitem))
+	{
+		IndexTuple	posting = CopyIndexTuple(items[inew - 1].itup);
+
+		newitem = CopyIndexTuple(newitem);
+		if (!_blink_posting_swap(posting, &newitem->t_tid))
+			_blink_duplicate_tid(rel, &newitem->t_tid);
+		items[inew - 1].itup = posting;
+		items[inew - 1].changed = true;
+		items[inew].itup = newitem;
 	}
 
 	/*
@@ -1050,6 +1109,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 			elog(ERROR, "failed to add item to new blink page");
 	}
 	nopaque->blink_nsorted = n - s;
+	nopaque->blink_flags |= lopaque->blink_flags & BLINK_HAS_POSTING;
 	_blink_page_changed(npage);
 
 	/*
@@ -1057,6 +1117,20 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	 * only covers what changed; then the new high key; then the new item
 	 * if it stays left.
 	 */
+	for (int i = 0; i < s; i++)
+	{
+		ItemId		iid;
+
+		if (!items[i].changed)
+			continue;
+		if (!PageIndexTupleOverwrite(lpage, items[i].offnum, (Item) items[i].itup,
+									 IndexTupleSize(items[i].itup)))
+			elog(ERROR, "failed to replace item of split blink page");
+		/* it took the new item's TID: a dead mark no longer holds */
+		iid = PageGetItemId(lpage, items[i].offnum);
+		if (ItemIdIsDead(iid))
+			ItemIdSetNormal(iid, ItemIdGetOffset(iid), ItemIdGetLength(iid));
+	}
 	deletable = palloc(sizeof(OffsetNumber) * n);
 	for (int i = s; i < n; i++)
 	{

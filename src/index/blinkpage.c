@@ -317,23 +317,38 @@ _blink_read_meta(Relation rel, BlinkMetaPageData *copy)
 BlockNumber
 _blink_getroot(Relation rel, uint32 *level, bool refresh)
 {
-	BlinkMetaPageData *cache = (BlinkMetaPageData *) rel->rd_amcache;
+	BlinkRelCache *cache = _blink_relcache(rel);
 
-	if (cache == NULL || refresh)
+	if (!cache->meta_valid || refresh)
 	{
-		if (cache == NULL)
-			cache = MemoryContextAlloc(rel->rd_indexcxt, sizeof(BlinkMetaPageData));
-		_blink_read_meta(rel, cache);
+		_blink_read_meta(rel, &cache->meta);
+		cache->meta_valid = true;
+	}
+	*level = cache->meta.blinkm_level;
+	return cache->meta.blinkm_root;
+}
+
+/*
+ * What this backend keeps about the index in rd_amcache (dropped with the
+ * relcache entry, so a change of the index's options is seen).
+ */
+BlinkRelCache *
+_blink_relcache(Relation rel)
+{
+	if (rel->rd_amcache == NULL)
+	{
+		BlinkRelCache *cache = MemoryContextAllocZero(rel->rd_indexcxt,
+													  sizeof(BlinkRelCache));
+
+		cache->dedup = -1;
 		rel->rd_amcache = cache;
 	}
-	*level = cache->blinkm_level;
-	return cache->blinkm_root;
+	return (BlinkRelCache *) rel->rd_amcache;
 }
 
 void
 _blink_forget_root(Relation rel)
 {
 	if (rel->rd_amcache)
-		pfree(rel->rd_amcache);
-	rel->rd_amcache = NULL;
+		((BlinkRelCache *) rel->rd_amcache)->meta_valid = false;
 }

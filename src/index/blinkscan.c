@@ -469,24 +469,40 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	{
 		OffsetNumber off;
 		IndexTuple	itup;
-		BlinkScanItem *item = &pos->items[n];
+		int			ntids;
+		uint16		tupleOffset;
 
 		if (j >= ntail || (i < nsorted && _blink_offset_cmp(&sorted[i], &tail[j], &sa) <= 0))
 			off = sorted[i++];
 		else
 			off = tail[j++];
 		itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		item->heapTid = itup->t_tid;
-		item->indexOffset = off;
+		ntids = BlinkItemNTids(itup);
+		tupleOffset = 0;
 		if (so->currTuples)
 		{
-			Size		sz = IndexTupleSize(itup);
+			/* a posting tuple's key, once, for each of its entries */
+			IndexTuple	copy = (IndexTuple) (so->currTuples + pos->nextTupleOffset);
+			Size		sz = BlinkTupleIsPosting(itup) ?
+				BlinkPostingKeySize(itup) : IndexTupleSize(itup);
 
-			item->tupleOffset = pos->nextTupleOffset;
-			memcpy(so->currTuples + pos->nextTupleOffset, itup, sz);
+			tupleOffset = pos->nextTupleOffset;
+			memcpy(copy, itup, sz);
+			if (BlinkTupleIsPosting(itup))
+			{
+				copy->t_info = (copy->t_info & ~INDEX_SIZE_MASK) | sz;
+				copy->t_tid = *BlinkPostingTids(itup);
+			}
 			pos->nextTupleOffset += MAXALIGN(sz);
 		}
-		n++;
+		for (int k = 0; k < ntids; k++)
+		{
+			BlinkScanItem *item = &pos->items[n++];
+
+			item->heapTid = *BlinkItemTid(itup, k);
+			item->indexOffset = off;
+			item->tupleOffset = tupleOffset;
+		}
 	}
 
 	pos->firstItem = 0;
@@ -522,8 +538,8 @@ _blink_leave_pos(IndexScanDesc scan)
 	so->numKilled = 0;
 	if (n > 0 && BlinkScanPosIsValid(*pos))
 	{
-		ItemPointerData tids[MaxIndexTuplesPerPage];
-		OffsetNumber offs[MaxIndexTuplesPerPage];
+		ItemPointerData tids[BLINK_MAX_TIDS_PER_PAGE];
+		OffsetNumber offs[BLINK_MAX_TIDS_PER_PAGE];
 
 		for (int i = 0; i < n; i++)
 		{
@@ -1153,7 +1169,7 @@ blinkgettuple(IndexScanDesc scan, ScanDirection dir)
 	 * item, to mark its entry dead when the scan leaves the page.
 	 */
 	if (scan->kill_prior_tuple && BlinkScanPosIsValid(so->currPos) &&
-		so->numKilled < MaxIndexTuplesPerPage)
+		so->numKilled < BLINK_MAX_TIDS_PER_PAGE)
 		so->killedItems[so->numKilled++] = so->currPos.itemIndex;
 
 	if (!BlinkScanPosIsValid(so->currPos))

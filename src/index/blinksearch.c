@@ -356,8 +356,10 @@ _blink_itemid_cmp(const void *a, const void *b, void *arg)
 /*
  * Merge a leaf's unsorted tail into its sorted part.  Only the line
  * pointer array is rewritten; tuples stay where they are, so the generic
- * WAL delta is the line pointers that moved.  The caller holds an
- * exclusive lock and passes the page copy of its generic WAL record.
+ * WAL delta is the line pointers that moved (and, on a page with posting
+ * tuples, the TIDs of tail items that swap with one: _blink_fix_tail).
+ * The caller holds an exclusive lock and passes the page copy of its
+ * generic WAL record.
  */
 void
 _blink_sort_leaf(Relation rel, Page page)
@@ -380,6 +382,7 @@ _blink_sort_leaf(Relation rel, Page page)
 	if (ntail == 0)
 		return;
 
+	_blink_fix_tail(rel, page);
 	arg.rel = rel;
 	arg.page = page;
 	qsort_arg(lp + nsorted, ntail, sizeof(ItemIdData), _blink_itemid_cmp, &arg);

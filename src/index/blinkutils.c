@@ -20,6 +20,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "lib/stringinfo.h"
@@ -48,6 +49,9 @@ blink_init(void)
 					  "Packs blink leaf pages only to this percentage in builds and right-edge splits",
 					  BLINK_DEFAULT_FILLFACTOR, BLINK_MIN_FILLFACTOR, 100,
 					  ShareUpdateExclusiveLock);
+	add_bool_reloption(blink_relopt_kind, "deduplicate_items",
+					   "Stores equal keys of a blink index once, with a list of the rows that have them",
+					   true, ShareUpdateExclusiveLock);
 	_blink_splitreg_init();
 	_blink_vacuum_init();
 	_blink_onconflict_init();
@@ -116,7 +120,8 @@ bytea *
 blinkoptions(Datum reloptions, bool validate)
 {
 	static const relopt_parse_elt tab[] = {
-		{"fillfactor", RELOPT_TYPE_INT, offsetof(BlinkOptions, fillfactor)}
+		{"fillfactor", RELOPT_TYPE_INT, offsetof(BlinkOptions, fillfactor)},
+		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(BlinkOptions, deduplicate_items)}
 	};
 
 	return (bytea *) build_reloptions(reloptions, validate, blink_relopt_kind,
@@ -393,8 +398,8 @@ _blink_compare_key_tuple(Relation rel, BlinkScanInsert key, IndexTuple itup)
  * Compare two index tuples (leaf items or pivots) in full key order: the
  * key attributes, then the heap TID.
  */
-int
-_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b)
+static int
+_blink_compare_keys(Relation rel, IndexTuple a, IndexTuple b)
 {
 	TupleDesc	itupdesc = RelationGetDescr(rel);
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
@@ -427,7 +432,36 @@ _blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b)
 		if (result != 0)
 			return result;
 	}
-	return ItemPointerCompare(BlinkTupleHeapTid(a), BlinkTupleHeapTid(b));
+	return 0;
+}
+
+int
+_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b)
+{
+	int			result = _blink_compare_keys(rel, a, b);
+
+	return result != 0 ? result :
+		ItemPointerCompare(BlinkTupleHeapTid(a), BlinkTupleHeapTid(b));
+}
+
+/*
+ * Compare a with the end of b's range: as _blink_compare_tuples, but b
+ * stands for its last heap TID (they differ for posting tuples only).
+ */
+int
+_blink_compare_tuple_end(Relation rel, IndexTuple a, IndexTuple b)
+{
+	int			result = _blink_compare_keys(rel, a, b);
+
+	return result != 0 ? result :
+		ItemPointerCompare(BlinkTupleHeapTid(a), BlinkTupleMaxHeapTid(b));
+}
+
+/* Have a and b equal key columns (NULLs equal to each other)? */
+bool
+_blink_keys_equal(Relation rel, IndexTuple a, IndexTuple b)
+{
+	return _blink_compare_keys(rel, a, b) == 0;
 }
 
 /*
@@ -450,8 +484,10 @@ _blink_make_pivot(Relation rel, IndexTuple itup)
 		return pivot;
 	}
 
-	if (IndexRelationGetNumberOfAttributes(rel) >
-		IndexRelationGetNumberOfKeyAttributes(rel))
+	if (BlinkTupleIsPosting(itup))
+		keyonly = _blink_form_posting(itup, BlinkPostingTids(itup), 1);
+	else if (IndexRelationGetNumberOfAttributes(rel) >
+			 IndexRelationGetNumberOfKeyAttributes(rel))
 		keyonly = index_truncate_tuple(RelationGetDescr(rel), itup,
 									   IndexRelationGetNumberOfKeyAttributes(rel));
 	else
@@ -463,10 +499,95 @@ _blink_make_pivot(Relation rel, IndexTuple itup)
 	memcpy(pivot, keyonly, size);
 	pivot->t_info &= ~INDEX_SIZE_MASK;
 	pivot->t_info |= (size + BLINK_TID_SPACE) | BLINK_PIVOT_HAS_TID;
-	ItemPointerCopy(&itup->t_tid, BlinkPivotHeapTid(pivot));
+	ItemPointerCopy(BlinkTupleHeapTid(itup), BlinkPivotHeapTid(pivot));
 	if (keyonly != itup)
 		pfree(keyonly);
 	return pivot;
+}
+
+/*
+ * A leaf item with base's key (base: a plain or posting leaf item) and the
+ * heap TIDs tids[0..n-1], ascending: a plain tuple for one TID, else a
+ * posting tuple.  Returns a palloc'd tuple.
+ */
+IndexTuple
+_blink_form_posting(IndexTuple base, const ItemPointerData *tids, int n)
+{
+	Size		keysz = BlinkTupleIsPosting(base) ?
+		BlinkPostingKeySize(base) : IndexTupleSize(base);
+	Size		size = n == 1 ? keysz : MAXALIGN(keysz + n * sizeof(ItemPointerData));
+	IndexTuple	itup;
+
+	Assert(n >= 1 && keysz == MAXALIGN(keysz));
+	if (size > INDEX_SIZE_MASK || n > PG_UINT16_MAX)
+		elog(ERROR, "posting tuple of %d heap TIDs is too large", n);
+	itup = palloc0(size);
+	memcpy(itup, base, keysz);
+	itup->t_info &= ~INDEX_SIZE_MASK;
+	itup->t_info |= size;
+	if (n == 1)
+		itup->t_tid = tids[0];
+	else
+	{
+		itup->t_tid.ip_blkid.bi_hi = (uint16) n;
+		itup->t_tid.ip_blkid.bi_lo = (uint16) keysz;
+		itup->t_tid.ip_posid = BLINK_POSTING_POSID;
+		memcpy(BlinkPostingTids(itup), tids, n * sizeof(ItemPointerData));
+	}
+	return itup;
+}
+
+/*
+ * May this index store equal keys as posting tuples?  Only if it asks to
+ * (deduplicate_items), is not unique (a unique index holds equal keys
+ * only for row versions, which the deletion before a split removes), has
+ * no INCLUDE columns, and every key column's equal values are equal images:
+ * its comparison function is the one of btree's default operator class
+ * for the type, and that class's equalimage function says so (it is false
+ * for numeric, floats, nondeterministic collations...).  A posting tuple
+ * keeps the bytes of one of its entries, so an index-only scan returns
+ * those for every entry: they must be the same value, not merely equal.
+ * Cached in rd_amcache; inserts ask before they lock a page, so that the
+ * catalog lookups of the first call never run under a leaf lock.
+ */
+bool
+_blink_dedup_enabled(Relation rel)
+{
+	BlinkRelCache *cache = _blink_relcache(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	bool		ok;
+
+	if (rel->rd_options && !((BlinkOptions *) rel->rd_options)->deduplicate_items)
+		return false;
+	if (cache->dedup >= 0)
+		return cache->dedup == 1;
+
+	ok = !rel->rd_index->indisunique &&
+		nkeyatts == IndexRelationGetNumberOfAttributes(rel);
+	for (int i = 0; ok && i < nkeyatts; i++)
+	{
+		Oid			type = rel->rd_opcintype[i];
+		Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+		Oid			family,
+					intype,
+					equalimage;
+
+		if (!OidIsValid(opclass))
+		{
+			ok = false;
+			break;
+		}
+		family = get_opclass_family(opclass);
+		intype = get_opclass_input_type(opclass);
+		ok = get_opfamily_proc(family, intype, intype, BTORDER_PROC) ==
+			index_getprocid(rel, i + 1, 1);
+		equalimage = get_opfamily_proc(family, intype, intype, BTEQUALIMAGE_PROC);
+		ok = ok && OidIsValid(equalimage) &&
+			DatumGetBool(OidFunctionCall1Coll(equalimage, rel->rd_indcollation[i],
+											  ObjectIdGetDatum(intype)));
+	}
+	cache->dedup = ok ? 1 : 0;
+	return ok;
 }
 
 /* The key-less first item of an internal page, pointing to child. */

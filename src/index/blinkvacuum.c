@@ -199,6 +199,15 @@ _blink_lock_for_cleanup(Relation rel, Buffer buf)
 	}
 }
 
+/* _blink_leaf_plan_removal's question for VACUUM: does its callback drop tid? */
+static bool
+_blink_vacuum_tid_gone(ItemPointer tid, OffsetNumber offnum, void *arg)
+{
+	BlinkVacState *vs = (BlinkVacState *) arg;
+
+	return vs->callback && vs->callback(tid, vs->callback_state);
+}
+
 /*
  * Vacuum one page; then, while the page was split during this VACUUM and
  * its right sibling lies behind orig_blkno (already passed), that sibling.
@@ -237,26 +246,25 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 
 		if (BlinkPageIsLeaf(opaque))
 		{
-			OffsetNumber first = BlinkPageFirstDataKey(opaque);
-			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 			OffsetNumber deletable[MaxIndexTuplesPerPage];
-			int			ndeletable = 0;
+			BlinkLeafUpdate updates[MaxIndexTuplesPerPage];
+			int			ndeletable;
+			int			nupdates;
+			int			kept;
+			int			removed;
 
-			for (OffsetNumber off = first; off <= maxoff; off++)
+			/* Each entry on its own; a posting tuple keeps the TIDs not removed. */
+			removed = _blink_leaf_plan_removal(page, _blink_vacuum_tid_gone, vs,
+											   deletable, &ndeletable,
+											   updates, &nupdates, &kept);
+			if (ndeletable + nupdates > 0)
 			{
-				IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-
-				if (vs->callback && vs->callback(&itup->t_tid, vs->callback_state))
-					deletable[ndeletable++] = off;
+				_blink_leaf_delete(rel, buf, deletable, ndeletable, updates, nupdates);
+				vs->stats->tuples_removed += removed;
+				for (int i = 0; i < nupdates; i++)
+					pfree(updates[i].itup);
 			}
-
-			if (ndeletable > 0)
-			{
-				_blink_leaf_delete(rel, buf, deletable, ndeletable);
-				vs->stats->tuples_removed += ndeletable;
-			}
-			vs->stats->num_index_tuples +=
-				(maxoff >= first ? maxoff - first + 1 : 0) - ndeletable;
+			vs->stats->num_index_tuples += kept;
 
 			if (vs->cycleid != 0 && opaque->blink_cycleid == vs->cycleid &&
 				BlockNumberIsValid(opaque->blink_next) &&

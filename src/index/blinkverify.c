@@ -130,12 +130,73 @@ blink_open_index(Oid indexoid, LOCKMODE lockmode)
 	return rel;
 }
 
+/*
+ * A hash of an index tuple's values, not of its bytes: NULLs, and each
+ * value with varlenas decompressed.  Equal images hash alike however they
+ * were stored (a posting tuple keeps one entry's bytes for all; a long
+ * value may be compressed one way in the index and another in the table).
+ */
 static uint32
-itup_hash(IndexTuple itup)
+itup_hash(Relation rel, IndexTuple itup)
 {
-	/* everything but the TID: flags, size, null bitmap and data */
-	return hash_bytes((const unsigned char *) itup + sizeof(ItemPointerData),
-					  IndexTupleSize(itup) - sizeof(ItemPointerData));
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	uint32		h = 0;
+
+	index_deform_tuple(itup, desc, values, isnull);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		uint32		vh;
+
+		if (isnull[i])
+			vh = 0x9e3779b9;
+		else if (att->attlen == -1)
+		{
+			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(values[i]));
+
+			vh = hash_bytes((const unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+			if ((Pointer) v != DatumGetPointer(values[i]))
+				pfree(v);
+		}
+		else if (att->attlen == -2)
+			vh = hash_bytes((const unsigned char *) DatumGetCString(values[i]),
+							strlen(DatumGetCString(values[i])));
+		else if (att->attbyval)
+			vh = hash_bytes((const unsigned char *) &values[i], sizeof(Datum));
+		else
+			vh = hash_bytes((const unsigned char *) DatumGetPointer(values[i]),
+							att->attlen);
+		h = hash_combine(h, vh);
+	}
+	return h;
+}
+
+/* Is the posting tuple itup well formed?  NULL if so, else what is wrong. */
+static const char *
+check_posting(IndexTuple itup)
+{
+	int			n = BlinkPostingCount(itup);
+	Size		keysz = BlinkPostingKeySize(itup);
+	ItemPointer tids = BlinkPostingTids(itup);
+
+	if (n < 2)
+		return "has fewer than two heap TIDs";
+	if (keysz < sizeof(IndexTupleData) || keysz != MAXALIGN(keysz) ||
+		IndexTupleSize(itup) != MAXALIGN(keysz + n * sizeof(ItemPointerData)))
+		return "has a size that does not match its key and TID list";
+	if (IndexTupleSize(itup) > BLINK_MAX_POSTING_SIZE)
+		return "is larger than a posting tuple may be";
+	for (int i = 0; i < n; i++)
+	{
+		if (!ItemPointerIsValid(&tids[i]) ||
+			ItemPointerGetOffsetNumberNoCheck(&tids[i]) == BLINK_POSTING_POSID)
+			return "has an invalid heap TID";
+		if (i > 0 && ItemPointerCompare(&tids[i - 1], &tids[i]) >= 0)
+			return "has heap TIDs out of order";
+	}
+	return NULL;
 }
 
 /* Do the run's entries point at two rows visible at once? */
@@ -315,10 +376,24 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 			if (leaf == BlinkTupleIsPivot(itup))
 				corrupt(cs, blkno, "item %u is a %s tuple on a %s page", off,
 						leaf ? "pivot" : "leaf", leaf ? "leaf" : "internal");
+			if (BlinkTupleIsPosting(itup))
+			{
+				const char *why = check_posting(itup);
+
+				if (why)
+					corrupt(cs, blkno, "posting tuple %u %s", off, why);
+				if (!(opaque->blink_flags & BLINK_HAS_POSTING))
+					corrupt(cs, blkno, "item %u is a posting tuple but the page is not flagged", off);
+				if (rel->rd_index->indisunique)
+					corrupt(cs, blkno, "item %u is a posting tuple in a unique index", off);
+				if (off >= sortedEnd)
+					corrupt(cs, blkno, "item %u is a posting tuple in the unsorted tail", off);
+			}
 			if (lowkey && _blink_compare_tuples(rel, itup, lowkey) < 0)
 				corrupt(cs, blkno, "item %u %s is below the lower bound %s", off,
 						_blink_tuple_to_text(rel, itup), _blink_tuple_to_text(rel, lowkey));
-			if (hikey && _blink_compare_tuples(rel, itup, hikey) >= 0)
+			/* (a posting tuple's whole range: up to its last TID) */
+			if (hikey && _blink_compare_tuple_end(rel, hikey, itup) <= 0)
 				corrupt(cs, blkno, "item %u %s is not below the high key %s", off,
 						_blink_tuple_to_text(rel, itup), _blink_tuple_to_text(rel, hikey));
 			if (off > first && off < sortedEnd &&
@@ -326,8 +401,10 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 			{
 				IndexTuple	prev = (IndexTuple) PageGetItem(page, PageGetItemId(page, off - 1));
 
-				if (_blink_compare_tuples(rel, prev, itup) >= 0)
-					corrupt(cs, blkno, "items %u and %u are out of order", off - 1, off);
+				if (_blink_compare_tuple_end(rel, itup, prev) <= 0)
+					corrupt(cs, blkno, "items %u and %u are out of order%s", off - 1, off,
+							BlinkTupleIsPosting(prev) ?
+							" (or overlap: a posting tuple's range reaches its last TID)" : "");
 			}
 		}
 
@@ -344,21 +421,29 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 		}
 		else
 		{
-			cs->nleafitems++;
+			int			ntids = BlinkItemNTids(itup);
+
+			cs->nleafitems += ntids;
 			if (cs->tids && !ItemIdIsDead(iid))
 			{
-				bool		found;
-				TidEntry   *e = hash_search(cs->tids, &itup->t_tid, HASH_ENTER, &found);
+				uint32		hash = itup_hash(rel, itup);
 
-				if (!found)
+				for (int k = 0; k < ntids; k++)
 				{
-					e->hash = itup_hash(itup);
-					e->count = 0;
-					e->matched = false;
+					bool		found;
+					TidEntry   *e = hash_search(cs->tids, BlinkItemTid(itup, k),
+												HASH_ENTER, &found);
+
+					if (!found)
+					{
+						e->hash = hash;
+						e->count = 0;
+						e->matched = false;
+					}
+					e->count++;
 				}
-				e->count++;
 			}
-			if (cs->snapshot && !ItemIdIsDead(iid))
+			if (cs->snapshot && !ItemIdIsDead(iid) && !BlinkTupleIsPosting(itup))
 			{
 				if (uitems == NULL)
 					uitems = palloc(sizeof(IndexTuple) * (maxoff - first + 1));
@@ -469,9 +554,9 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 
 	itup->t_tid = *tid;
 	e = hash_search(cs->tids, tid, HASH_FIND, NULL);
-	if (e == NULL || e->hash != itup_hash(itup))
+	if (e == NULL || e->hash != itup_hash(index, itup))
 		heap_crosscheck_failed = true;
-	if (e == NULL || e->hash != itup_hash(itup))
+	if (e == NULL || e->hash != itup_hash(index, itup))
 		_blink_corrupted(index, InvalidBlockNumber,
 						 "row (%u,%u) of table \"%s\" %s (expected key %s)",
 						 ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),

@@ -1,0 +1,361 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkdedup.c
+ *	  Deduplication: equal keys stored once, as posting tuples.
+ *
+ * A posting tuple (layout in blink.h) is one leaf item for a run of
+ * entries with equal keys: the key once, then the heap TIDs in ascending
+ * order.  Which indexes make them is decided by _blink_dedup_enabled
+ * (blinkutils.c): equal keys must be equal images, so that one stored copy
+ * of the key can stand for every entry.
+ *
+ * Where they are made:
+ *  - CREATE INDEX groups equal keys as it loads the sorted entries.
+ *  - An insert that finds its leaf full, after removing dead entries,
+ *    rewrites the leaf with every run of equal keys as posting tuples
+ *    (_blink_dedup_before_split), and splits only if that did not make
+ *    room.  The rewrite is one generic WAL record of the whole page.
+ * Inserts never touch a posting tuple on their way in: they append plain
+ * items to the leaf's unsorted tail as before, so a hot leaf's WAL delta
+ * stays one line pointer and one tuple.
+ *
+ * The range rule.  A posting tuple sorts where its first entry would and
+ * covers every position up to its last TID; no other item of the sorted
+ * part may lie inside that range.  Splits rely on it (a high key made from
+ * the first item of the right half must be above everything left of it),
+ * and so does blink_check.  An appended item may land inside a range (a
+ * heap TID reused after VACUUM, or a row placed on an emptier heap page);
+ * it waits in the tail, where order does not matter, and before the tail
+ * is merged (or the page split) it swaps TIDs with the posting tuple
+ * (_blink_posting_swap): the posting tuple takes the new TID and gives
+ * away its last one, which the item takes instead.  Both keep their sizes,
+ * both keys are equal images, so the page holds the same entries in the
+ * same space, and the item now lies past the posting tuple's range.
+ *
+ * Readers.  Scans return one entry per TID, the posting tuple's key for
+ * each (blinkscan.c); they mark a posting tuple dead only if every one of
+ * its TIDs was found dead.  VACUUM and the deletion before a split remove
+ * TIDs from a posting tuple by rewriting it smaller in place
+ * (_blink_leaf_delete).  Unique indexes never deduplicate, but their
+ * checks walk the TIDs of any item all the same.
+ *
+ * src/index/blinkdedup.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "utils/rel.h"
+
+#include "common/counters.h"
+#include "index/blink.h"
+
+/*
+ * Does itup (a plain leaf item) lie strictly inside the range of the leaf
+ * item posting, with an equal key?  (An equal TID at either end counts:
+ * the caller finds the duplicate in _blink_posting_swap.)
+ */
+bool
+_blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup)
+{
+	ItemPointer tid = &itup->t_tid;
+
+	if (!BlinkTupleIsPosting(posting))
+		return false;
+	if (ItemPointerCompare(tid, BlinkPostingTids(posting)) < 0 ||
+		ItemPointerCompare(tid, BlinkTupleMaxHeapTid(posting)) > 0)
+		return false;
+	return _blink_keys_equal(rel, posting, itup);
+}
+
+/*
+ * Put *tid into the TID list of posting (in place), inside its range, and
+ * take the list's last TID out into *tid: the list keeps its length and
+ * stays ascending.  Returns false, changing nothing, if *tid is already in
+ * the list.
+ */
+bool
+_blink_posting_swap(IndexTuple posting, ItemPointer tid)
+{
+	ItemPointer tids = BlinkPostingTids(posting);
+	int			n = BlinkPostingCount(posting);
+	ItemPointerData last = tids[n - 1];
+	int			i;
+
+	Assert(ItemPointerCompare(tid, &last) <= 0);
+	for (i = 0; i < n; i++)
+	{
+		int			cmp = ItemPointerCompare(&tids[i], tid);
+
+		if (cmp == 0)
+			return false;
+		if (cmp > 0)
+			break;
+	}
+	/* tids[i] is the first TID above *tid: shift the rest up, dropping last */
+	memmove(&tids[i + 1], &tids[i], (n - 1 - i) * sizeof(ItemPointerData));
+	tids[i] = *tid;
+	*tid = last;
+	return true;
+}
+
+void
+_blink_duplicate_tid(Relation rel, ItemPointer tid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("blink index \"%s\" holds heap TID (%u,%u) twice",
+					RelationGetRelationName(rel),
+					ItemPointerGetBlockNumber(tid),
+					ItemPointerGetOffsetNumber(tid)),
+			 errhint("REINDEX the index.")));
+}
+
+/*
+ * Before the tail of a leaf is merged into its sorted part: every tail
+ * item that lies inside a posting tuple's range swaps TIDs with it (see
+ * the range rule above).  page is the page copy of the caller's generic
+ * WAL record; only tuples' TIDs change, and the version with the merge
+ * that follows.  Dead marks are hints: an item marked dead that swaps (the
+ * tail item or the posting tuple) loses its mark, since the TID it takes
+ * may be a live row's.
+ */
+void
+_blink_fix_tail(Relation rel, Page page)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	OffsetNumber first = BlinkPageFirstDataKey(opaque);
+	OffsetNumber sortedEnd = first + opaque->blink_nsorted;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	if (!(opaque->blink_flags & BLINK_HAS_POSTING) || opaque->blink_nsorted == 0)
+		return;
+
+	for (OffsetNumber off = sortedEnd; off <= maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, iid);
+		BlinkScanInsert key;
+		OffsetNumber pos;
+		ItemId		piid;
+		IndexTuple	posting;
+
+		if (BlinkTupleIsPosting(itup))
+			continue;			/* (tails hold plain items only) */
+		key = _blink_mkscankey(rel, itup);
+		key->nextkey = false;
+		pos = _blink_binsrch(rel, key, page);
+		pfree(key);
+		if (pos <= first)
+			continue;
+		piid = PageGetItemId(page, pos - 1);
+		posting = (IndexTuple) PageGetItem(page, piid);
+		if (!_blink_inside_posting(rel, posting, itup))
+			continue;
+		if (!_blink_posting_swap(posting, &itup->t_tid))
+			_blink_duplicate_tid(rel, &itup->t_tid);
+		if (ItemIdIsDead(iid))
+			ItemIdSetNormal(iid, ItemIdGetOffset(iid), ItemIdGetLength(iid));
+		if (ItemIdIsDead(piid))
+			ItemIdSetNormal(piid, ItemIdGetOffset(piid), ItemIdGetLength(piid));
+	}
+}
+
+/* The least room a deduplication pass must make to be written. */
+#define BLINK_DEDUP_MIN_GAIN	(BLCKSZ / 8)
+
+/* The items of a leaf being deduplicated, in key order. */
+typedef struct DedupState
+{
+	Relation	rel;
+	IndexTuple *out;			/* items of the new page */
+	bool	   *outdead;
+	int			nout;
+	bool		postings;		/* did any posting tuple come out? */
+	/* the run being gathered */
+	IndexTuple	base;			/* an item with the run's key */
+	Size		keysz;
+	ItemPointerData tids[BLINK_MAX_TIDS_PER_PAGE];
+	int			ntids;
+} DedupState;
+
+static void
+_blink_dedup_emit(DedupState *ds, IndexTuple itup, bool dead)
+{
+	ds->out[ds->nout] = itup;
+	ds->outdead[ds->nout] = dead;
+	ds->nout++;
+}
+
+/* End the run being gathered: one item for it. */
+static void
+_blink_dedup_flush(DedupState *ds)
+{
+	if (ds->ntids == 0)
+		return;
+	if (ds->ntids == 1 && !BlinkTupleIsPosting(ds->base) &&
+		ItemPointerEquals(&ds->base->t_tid, &ds->tids[0]))
+		_blink_dedup_emit(ds, ds->base, false);	/* an item left as it was */
+	else
+	{
+		_blink_dedup_emit(ds, _blink_form_posting(ds->base, ds->tids, ds->ntids), false);
+		ds->postings |= ds->ntids > 1;
+	}
+	ds->ntids = 0;
+	ds->base = NULL;
+}
+
+/* Add the entries of the live item itup, which follows the run in key order. */
+static void
+_blink_dedup_add(DedupState *ds, IndexTuple itup)
+{
+	int			n = BlinkItemNTids(itup);
+
+	if (ds->base != NULL && !_blink_keys_equal(ds->rel, ds->base, itup))
+		_blink_dedup_flush(ds);
+	for (int i = 0; i < n; i++)
+	{
+		if (ds->base == NULL)
+		{
+			ds->base = itup;
+			ds->keysz = BlinkTupleIsPosting(itup) ?
+				BlinkPostingKeySize(itup) : IndexTupleSize(itup);
+		}
+		else if (MAXALIGN(ds->keysz + (ds->ntids + 1) * sizeof(ItemPointerData)) >
+				 BLINK_MAX_POSTING_SIZE)
+		{
+			/* the posting tuple is full: the run goes on in another */
+			IndexTuple	base = ds->base;
+			Size		keysz = ds->keysz;
+
+			_blink_dedup_flush(ds);
+			ds->base = base;
+			ds->keysz = keysz;
+		}
+		ds->tids[ds->ntids++] = *BlinkItemTid(itup, i);
+	}
+}
+
+/*
+ * newitem does not fit on the leaf in buf (exclusively locked, kept so),
+ * whose dead entries are already gone: if the index deduplicates, rewrite
+ * the leaf with each run of equal keys as posting tuples, as few as the
+ * size limit of a posting tuple allows, in one generic WAL record.
+ * Nothing is written if no two items would become one.  Returns true if
+ * newitem fits now.
+ *
+ * Entries neither come nor go, so a caller's uniqueness check (none here:
+ * unique indexes do not deduplicate) and every scan's answers stay as they
+ * were; items move, so the version changes, and scans holding offsets of
+ * this leaf mark nothing (blinkdelete.c).  Items marked dead are kept as
+ * they are, outside any run.
+ */
+bool
+_blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
+{
+	GenericXLogState *state;
+	Page		p;
+	Page		temp;
+	BlinkPageOpaque po;
+	OffsetNumber first,
+				maxoff;
+	int			nitems;
+	DedupState *ds;
+	Size		oldsize = 0,
+				newsize = 0;
+
+	if (!_blink_dedup_enabled(rel))
+		return false;
+
+	state = GenericXLogStart(rel);
+	p = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	po = BlinkPageGetOpaque(p);
+	Assert(BlinkPageIsLeaf(po));
+
+	/* Every item in key order, no item inside a posting tuple's range. */
+	_blink_sort_leaf(rel, p);
+	first = BlinkPageFirstDataKey(po);
+	maxoff = PageGetMaxOffsetNumber(p);
+	nitems = maxoff >= first ? maxoff - first + 1 : 0;
+
+	ds = palloc(sizeof(DedupState));
+	ds->rel = rel;
+	ds->out = palloc(sizeof(IndexTuple) * Max(nitems, 1) * 2);
+	ds->outdead = palloc(sizeof(bool) * Max(nitems, 1) * 2);
+	ds->nout = 0;
+	ds->postings = false;
+	ds->base = NULL;
+	ds->ntids = 0;
+	for (OffsetNumber off = first; off <= maxoff; off++)
+	{
+		ItemId		iid = PageGetItemId(p, off);
+		IndexTuple	itup = (IndexTuple) PageGetItem(p, iid);
+
+		if (ItemIdIsDead(iid))
+		{
+			_blink_dedup_flush(ds);
+			_blink_dedup_emit(ds, itup, true);
+		}
+		else
+			_blink_dedup_add(ds, itup);
+	}
+	_blink_dedup_flush(ds);
+
+	/*
+	 * Worth a page image?  Only if it makes room for the new item and for
+	 * some more: a pass that frees a few bytes would be followed by another
+	 * one a few inserts later, each writing the whole page to WAL.  Then
+	 * the page splits instead, and its halves deduplicate later.
+	 */
+	for (int i = 0; i < ds->nout; i++)
+		newsize += MAXALIGN(IndexTupleSize(ds->out[i])) + sizeof(ItemIdData);
+	for (OffsetNumber off = first; off <= maxoff; off++)
+		oldsize += MAXALIGN(ItemIdGetLength(PageGetItemId(p, off))) + sizeof(ItemIdData);
+	if (ds->nout >= nitems ||
+		oldsize < newsize + Max(BLINK_DEDUP_MIN_GAIN,
+								MAXALIGN(IndexTupleSize(newitem)) + sizeof(ItemIdData)))
+	{
+		GenericXLogAbort(state);
+		return false;
+	}
+
+	/* The new page: same special area, the high key, the new items. */
+	temp = PageGetTempPageCopySpecial(p);
+	if (!BlinkPageIsRightmost(po))
+	{
+		ItemId		hid = PageGetItemId(p, BLINK_HIKEY);
+
+		if (PageAddItem(temp, PageGetItem(p, hid), ItemIdGetLength(hid),
+						BLINK_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to copy the high key of a blink leaf");
+	}
+	for (int i = 0; i < ds->nout; i++)
+	{
+		OffsetNumber off = PageAddItem(temp, (Item) ds->out[i],
+									   IndexTupleSize(ds->out[i]),
+									   OffsetNumberNext(PageGetMaxOffsetNumber(temp)),
+									   false, false);
+
+		if (off == InvalidOffsetNumber)
+			elog(ERROR, "failed to add a deduplicated item to blink index \"%s\"",
+				 RelationGetRelationName(rel));
+		if (ds->outdead[i])
+			ItemIdMarkDead(PageGetItemId(temp, off));
+	}
+	po = BlinkPageGetOpaque(temp);
+	po->blink_nsorted = ds->nout;
+	if (ds->postings)
+		po->blink_flags |= BLINK_HAS_POSTING;
+	_blink_page_changed(temp);
+	memcpy(p, temp, BLCKSZ);
+	pfree(temp);
+	GenericXLogFinish(state);
+
+	blinkam_count(BLINKAM_COUNTER_DEDUP_PASSES, 1);
+	pfree(ds->out);
+	pfree(ds->outdead);
+	pfree(ds);
+	return _blink_fits(BufferGetPage(buf), IndexTupleSize(newitem));
+}
+
