@@ -32,7 +32,8 @@
 # error on corruption) and the table must still hold ROWS rows.
 #
 # Settings: ROWS (100000), CLIENTS (4), DURATION (60 s), REPEAT (3),
-# WORKLOADS ("update reinsert").
+# WORKLOADS ("update reinsert"), BLINK_OPTIONS (reloptions for blink's
+# non-unique indexes, e.g. "deduplicate_items = off"; none by default).
 # Output: bench/results/churn-STAMP.md (copied to churn-latest.md).
 set -euo pipefail
 
@@ -41,6 +42,7 @@ ROWS=${ROWS:-100000}
 CLIENTS=${CLIENTS:-4}
 DURATION=${DURATION:-60}
 REPEAT=${REPEAT:-3}
+BLINK_OPTIONS=${BLINK_OPTIONS:-}
 WORKLOADS=${WORKLOADS:-"update reinsert"}
 JOBS=${JOBS:-$(nproc)}
 
@@ -87,6 +89,13 @@ declare -A table indexes
 table[update]=churn_u; indexes[update]="churn_u_id churn_u_k"
 table[reinsert]=churn_d; indexes[reinsert]="churn_d_k"
 
+# The WITH clause of blink's non-unique indexes (BLINK_OPTIONS), if any.
+blink_with() {	# am
+	if [ "$1" = blink ] && [ -n "$BLINK_OPTIONS" ]; then
+		echo "WITH ($BLINK_OPTIONS)"
+	fi
+}
+
 setup() {		# workload, am
 	case $1 in
 	update)
@@ -94,8 +103,8 @@ setup() {		# workload, am
 			-c "CREATE TABLE churn_u (id int, k int, pad text)
 				WITH (autovacuum_enabled = false, fillfactor = 100)" \
 			-c "INSERT INTO churn_u SELECT i, i, md5(i::text) FROM generate_series(1, $ROWS) i" \
-			-c "CREATE INDEX churn_u_id ON churn_u USING $2 (id)" \
-			-c "CREATE INDEX churn_u_k ON churn_u USING $2 (k)" ;;
+			-c "CREATE INDEX churn_u_id ON churn_u USING $2 (id) $(blink_with "$2")" \
+			-c "CREATE INDEX churn_u_k ON churn_u USING $2 (k) $(blink_with "$2")" ;;
 	reinsert)
 		psql_q -c "DROP TABLE IF EXISTS churn_d" \
 			-c "CREATE TABLE churn_d (k int, v int) WITH (autovacuum_enabled = false)" \
@@ -190,6 +199,7 @@ mkdir -p "$here/results"
 	echo "Index churn with autovacuum off, $stamp: $(nproc) cores, $server"
 	echo "($("$pg_config" --bindir)); $ROWS rows, $CLIENTS clients, ${DURATION} s per run;"
 	echo "medians of $REPEAT runs per access method, alternating their order, in one cluster."
+	[ -z "$BLINK_OPTIONS" ] || echo "blink's non-unique indexes WITH ($BLINK_OPTIONS)."
 	for wl in $WORKLOADS; do
 		echo
 		case $wl in
