@@ -553,14 +553,15 @@ _blink_form_posting(IndexTuple base, const ItemPointerData *tids, int n)
 bool
 _blink_dedup_enabled(Relation rel)
 {
-	BlinkRelCache *cache = _blink_relcache(rel);
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	int8		known;
 	bool		ok;
 
 	if (rel->rd_options && !((BlinkOptions *) rel->rd_options)->deduplicate_items)
 		return false;
-	if (cache->dedup >= 0)
-		return cache->dedup == 1;
+	known = _blink_relcache(rel)->dedup;
+	if (known >= 0)
+		return known == 1;
 
 	ok = !rel->rd_index->indisunique &&
 		nkeyatts == IndexRelationGetNumberOfAttributes(rel);
@@ -586,7 +587,12 @@ _blink_dedup_enabled(Relation rel)
 			DatumGetBool(OidFunctionCall1Coll(equalimage, rel->rd_indcollation[i],
 											  ObjectIdGetDatum(intype)));
 	}
-	cache->dedup = ok ? 1 : 0;
+	/*
+	 * The catalog lookups may have processed an invalidation of this index
+	 * (VACUUM updating its pg_class row, say), which frees rd_amcache: ask
+	 * for the cache only now.
+	 */
+	_blink_relcache(rel)->dedup = ok ? 1 : 0;
 	return ok;
 }
 
