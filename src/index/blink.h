@@ -180,6 +180,13 @@ BlinkPostingTids(IndexTuple itup)
 	return (ItemPointer) ((char *) itup + BlinkPostingKeySize(itup));
 }
 
+/* The key part's size of a leaf item: a posting tuple's, or the whole tuple. */
+static inline Size
+BlinkItemKeySize(IndexTuple itup)
+{
+	return BlinkTupleIsPosting(itup) ? BlinkPostingKeySize(itup) : IndexTupleSize(itup);
+}
+
 /* Number of heap TIDs of a leaf item, and its i'th one. */
 static inline int
 BlinkItemNTids(IndexTuple itup)
@@ -402,6 +409,7 @@ extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);
 extern int	_blink_compare_tuple_end(Relation rel, IndexTuple a, IndexTuple b);
 extern bool _blink_keys_equal(Relation rel, IndexTuple a, IndexTuple b);
 extern IndexTuple _blink_make_pivot(Relation rel, IndexTuple itup);
+extern Size _blink_copy_key(IndexTuple dest, IndexTuple itup, ItemPointer tid);
 extern IndexTuple _blink_form_posting(IndexTuple base, const ItemPointerData *tids,
 									  int n);
 extern bool _blink_dedup_enabled(Relation rel);
@@ -478,8 +486,7 @@ extern bool _blink_delete_before_split(Relation rel, Buffer buf,
 
 /* blinkdedup.c */
 extern bool _blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup);
-extern bool _blink_posting_swap(IndexTuple posting, ItemPointer tid);
-extern void _blink_duplicate_tid(Relation rel, ItemPointer tid) pg_attribute_noreturn();
+extern void _blink_posting_swap(Relation rel, IndexTuple posting, ItemPointer tid);
 extern void _blink_fix_tail(Relation rel, Page page);
 extern bool _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem);
 

@@ -182,6 +182,14 @@ build_next_page(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple next)
 	pfree(lastitup);
 }
 
+/* Bytes of page taken by items and line pointers (the high key's included). */
+static Size
+build_page_used(Page page)
+{
+	return BLCKSZ - MAXALIGN(sizeof(BlinkPageOpaqueData)) -
+		PageGetExactFreeSpace(page) - SizeOfPageHeaderData;
+}
+
 /* Add itup to the open page of lvl, closing the page first if needed. */
 static void
 build_add(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple itup)
@@ -191,8 +199,7 @@ build_add(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple itup)
 	Size		target = lvl->level == 0 ? bs->leaf_target : bs->internal_target;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	int			ndata = maxoff - BLINK_HIKEY;
-	Size		used = BLCKSZ - MAXALIGN(sizeof(BlinkPageOpaqueData)) -
-		PageGetExactFreeSpace(page) - SizeOfPageHeaderData;
+	Size		used = build_page_used(page);
 
 	/*
 	 * Close the page when the item would pass the fill target or not fit
@@ -206,8 +213,7 @@ build_add(BlinkBuildState *bs, BuildLevel *lvl, IndexTuple itup)
 		(used + itemsz + sizeof(ItemIdData) > target ||
 		 PageGetFreeSpace(page) < itemsz + BLINK_TID_SPACE))
 	{
-		Size		hikeysz = (BlinkTupleIsPosting(itup) ?
-							   BlinkPostingKeySize(itup) : itemsz) + BLINK_TID_SPACE;
+		Size		hikeysz = MAXALIGN(BlinkItemKeySize(itup)) + BLINK_TID_SPACE;
 
 		if (PageGetFreeSpace(page) >= hikeysz)
 		{
@@ -265,9 +271,8 @@ build_run_flush(BlinkBuildState *bs, BuildRun *run)
 static void
 build_run_add(BlinkBuildState *bs, BuildRun *run, IndexTuple itup)
 {
-	Page		page = bs->leaf->page;
-	Size		used = BLCKSZ - MAXALIGN(sizeof(BlinkPageOpaqueData)) -
-		PageGetExactFreeSpace(page) - SizeOfPageHeaderData + sizeof(ItemIdData);
+	/* with the line pointer of the posting tuple to come */
+	Size		used = build_page_used(bs->leaf->page) + sizeof(ItemIdData);
 	Size		limit = BLINK_MAX_POSTING_SIZE;
 
 	if (run->base != NULL)

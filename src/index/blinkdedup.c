@@ -54,7 +54,7 @@
 /*
  * Does itup (a plain leaf item) lie strictly inside the range of the leaf
  * item posting, with an equal key?  (An equal TID at either end counts:
- * the caller finds the duplicate in _blink_posting_swap.)
+ * _blink_posting_swap reports the duplicate.)
  */
 bool
 _blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup)
@@ -72,11 +72,11 @@ _blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup)
 /*
  * Put *tid into the TID list of posting (in place), inside its range, and
  * take the list's last TID out into *tid: the list keeps its length and
- * stays ascending.  Returns false, changing nothing, if *tid is already in
- * the list.
+ * stays ascending.  A *tid already in the list is an entry the index holds
+ * twice: reported as corruption of rel.
  */
-bool
-_blink_posting_swap(IndexTuple posting, ItemPointer tid)
+void
+_blink_posting_swap(Relation rel, IndexTuple posting, ItemPointer tid)
 {
 	ItemPointer tids = BlinkPostingTids(posting);
 	int			n = BlinkPostingCount(posting);
@@ -89,7 +89,13 @@ _blink_posting_swap(IndexTuple posting, ItemPointer tid)
 		int			cmp = ItemPointerCompare(&tids[i], tid);
 
 		if (cmp == 0)
-			return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("blink index \"%s\" holds heap TID (%u,%u) twice",
+							RelationGetRelationName(rel),
+							ItemPointerGetBlockNumber(tid),
+							ItemPointerGetOffsetNumber(tid)),
+					 errhint("REINDEX the index.")));
 		if (cmp > 0)
 			break;
 	}
@@ -97,19 +103,6 @@ _blink_posting_swap(IndexTuple posting, ItemPointer tid)
 	memmove(&tids[i + 1], &tids[i], (n - 1 - i) * sizeof(ItemPointerData));
 	tids[i] = *tid;
 	*tid = last;
-	return true;
-}
-
-void
-_blink_duplicate_tid(Relation rel, ItemPointer tid)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("blink index \"%s\" holds heap TID (%u,%u) twice",
-					RelationGetRelationName(rel),
-					ItemPointerGetBlockNumber(tid),
-					ItemPointerGetOffsetNumber(tid)),
-			 errhint("REINDEX the index.")));
 }
 
 /*
@@ -153,8 +146,7 @@ _blink_fix_tail(Relation rel, Page page)
 		posting = (IndexTuple) PageGetItem(page, piid);
 		if (!_blink_inside_posting(rel, posting, itup))
 			continue;
-		if (!_blink_posting_swap(posting, &itup->t_tid))
-			_blink_duplicate_tid(rel, &itup->t_tid);
+		_blink_posting_swap(rel, posting, &itup->t_tid);
 		if (ItemIdIsDead(iid))
 			ItemIdSetNormal(iid, ItemIdGetOffset(iid), ItemIdGetLength(iid));
 		if (ItemIdIsDead(piid))
@@ -219,8 +211,7 @@ _blink_dedup_add(DedupState *ds, IndexTuple itup)
 		if (ds->base == NULL)
 		{
 			ds->base = itup;
-			ds->keysz = BlinkTupleIsPosting(itup) ?
-				BlinkPostingKeySize(itup) : IndexTupleSize(itup);
+			ds->keysz = BlinkItemKeySize(itup);
 		}
 		else if (MAXALIGN(ds->keysz + (ds->ntids + 1) * sizeof(ItemPointerData)) >
 				 BLINK_MAX_POSTING_SIZE)
@@ -235,6 +226,18 @@ _blink_dedup_add(DedupState *ds, IndexTuple itup)
 		}
 		ds->tids[ds->ntids++] = *BlinkItemTid(itup, i);
 	}
+}
+
+/*
+ * Free ds.  The posting tuples it formed are left to the caller's memory
+ * context (an insert's, reset with the tuple or the statement buffer).
+ */
+static void
+_blink_dedup_free(DedupState *ds)
+{
+	pfree(ds->out);
+	pfree(ds->outdead);
+	pfree(ds);
 }
 
 /*
@@ -317,6 +320,7 @@ _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 								MAXALIGN(IndexTupleSize(newitem)) + sizeof(ItemIdData)))
 	{
 		GenericXLogAbort(state);
+		_blink_dedup_free(ds);
 		return false;
 	}
 
@@ -353,9 +357,7 @@ _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 	GenericXLogFinish(state);
 
 	blinkam_count(BLINKAM_COUNTER_DEDUP_PASSES, 1);
-	pfree(ds->out);
-	pfree(ds->outdead);
-	pfree(ds);
+	_blink_dedup_free(ds);
 	return _blink_fits(BufferGetPage(buf), IndexTupleSize(newitem));
 }
 

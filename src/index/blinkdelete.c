@@ -255,7 +255,6 @@ _blink_cmp_block(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-
 /* qsort comparator for TM_IndexDelete entries by heap TID */
 static int
 _blink_cmp_deltid(const void *a, const void *b)

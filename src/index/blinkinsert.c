@@ -860,7 +860,6 @@ typedef struct SplitItem
 	IndexTuple	itup;
 	Size		size;			/* MAXALIGN'd */
 	OffsetNumber offnum;		/* on the page, or InvalidOffsetNumber: new */
-	bool		changed;		/* itup is a changed copy of the page's item */
 } SplitItem;
 
 /*
@@ -961,6 +960,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 				rbuf = InvalidBuffer;
 	BlockNumber lblkno = BufferGetBlockNumber(buf);
 	bool		isleaf;
+	bool		swapped;		/* the new item swapped TIDs with items[inew - 1] */
 	bool		wasrightmost;
 	OffsetNumber first,
 				maxoff,
@@ -1013,7 +1013,6 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 			o++;
 		}
 		items[i].size = MAXALIGN(IndexTupleSize(items[i].itup));
-		items[i].changed = false;
 	}
 
 	/*
@@ -1023,16 +1022,15 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	 * Both keep their sizes; the changed posting tuple replaces the page's
 	 * in place if it stays left.
 	 */
-	if (isleaf && inew > 0 &&
-		_blink_inside_posting(rel, items[inew - 1].itup, newitem))
+	swapped = isleaf && inew > 0 &&
+		_blink_inside_posting(rel, items[inew - 1].itup, newitem);
+	if (swapped)
 	{
 		IndexTuple	posting = CopyIndexTuple(items[inew - 1].itup);
 
 		newitem = CopyIndexTuple(newitem);
-		if (!_blink_posting_swap(posting, &newitem->t_tid))
-			_blink_duplicate_tid(rel, &newitem->t_tid);
+		_blink_posting_swap(rel, posting, &newitem->t_tid);
 		items[inew - 1].itup = posting;
-		items[inew - 1].changed = true;
 		items[inew].itup = newitem;
 	}
 
@@ -1117,17 +1115,16 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	 * only covers what changed; then the new high key; then the new item
 	 * if it stays left.
 	 */
-	for (int i = 0; i < s; i++)
+	if (swapped && inew - 1 < s)
 	{
+		SplitItem  *posting = &items[inew - 1];
 		ItemId		iid;
 
-		if (!items[i].changed)
-			continue;
-		if (!PageIndexTupleOverwrite(lpage, items[i].offnum, (Item) items[i].itup,
-									 IndexTupleSize(items[i].itup)))
+		if (!PageIndexTupleOverwrite(lpage, posting->offnum, (Item) posting->itup,
+									 IndexTupleSize(posting->itup)))
 			elog(ERROR, "failed to replace item of split blink page");
 		/* it took the new item's TID: a dead mark no longer holds */
-		iid = PageGetItemId(lpage, items[i].offnum);
+		iid = PageGetItemId(lpage, posting->offnum);
 		if (ItemIdIsDead(iid))
 			ItemIdSetNormal(iid, ItemIdGetOffset(iid), ItemIdGetLength(iid));
 	}

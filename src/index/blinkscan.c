@@ -482,18 +482,10 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 		if (so->currTuples)
 		{
 			/* a posting tuple's key, once, for each of its entries */
-			IndexTuple	copy = (IndexTuple) (so->currTuples + pos->nextTupleOffset);
-			Size		sz = BlinkTupleIsPosting(itup) ?
-				BlinkPostingKeySize(itup) : IndexTupleSize(itup);
-
 			tupleOffset = pos->nextTupleOffset;
-			memcpy(copy, itup, sz);
-			if (BlinkTupleIsPosting(itup))
-			{
-				copy->t_info = (copy->t_info & ~INDEX_SIZE_MASK) | sz;
-				copy->t_tid = *BlinkPostingTids(itup);
-			}
-			pos->nextTupleOffset += MAXALIGN(sz);
+			pos->nextTupleOffset +=
+				MAXALIGN(_blink_copy_key((IndexTuple) (so->currTuples + tupleOffset),
+										 itup, BlinkTupleHeapTid(itup)));
 		}
 		for (int k = 0; k < ntids; k++)
 		{

@@ -506,6 +506,22 @@ _blink_make_pivot(Relation rel, IndexTuple itup)
 }
 
 /*
+ * Write into dest (room for BlinkItemKeySize(itup) bytes) the plain leaf
+ * tuple with itup's key (itup: a plain or posting leaf item) and heap TID
+ * tid.  Returns its size.
+ */
+Size
+_blink_copy_key(IndexTuple dest, IndexTuple itup, ItemPointer tid)
+{
+	Size		keysz = BlinkItemKeySize(itup);
+
+	memcpy(dest, itup, keysz);
+	dest->t_info = (dest->t_info & ~INDEX_SIZE_MASK) | keysz;
+	dest->t_tid = *tid;
+	return keysz;
+}
+
+/*
  * A leaf item with base's key (base: a plain or posting leaf item) and the
  * heap TIDs tids[0..n-1], ascending: a plain tuple for one TID, else a
  * posting tuple.  Returns a palloc'd tuple.
@@ -513,8 +529,7 @@ _blink_make_pivot(Relation rel, IndexTuple itup)
 IndexTuple
 _blink_form_posting(IndexTuple base, const ItemPointerData *tids, int n)
 {
-	Size		keysz = BlinkTupleIsPosting(base) ?
-		BlinkPostingKeySize(base) : IndexTupleSize(base);
+	Size		keysz = BlinkItemKeySize(base);
 	Size		size = n == 1 ? keysz : MAXALIGN(keysz + n * sizeof(ItemPointerData));
 	IndexTuple	itup;
 
@@ -522,13 +537,10 @@ _blink_form_posting(IndexTuple base, const ItemPointerData *tids, int n)
 	if (size > INDEX_SIZE_MASK || n > PG_UINT16_MAX)
 		elog(ERROR, "posting tuple of %d heap TIDs is too large", n);
 	itup = palloc0(size);
-	memcpy(itup, base, keysz);
-	itup->t_info &= ~INDEX_SIZE_MASK;
-	itup->t_info |= size;
-	if (n == 1)
-		itup->t_tid = tids[0];
-	else
+	(void) _blink_copy_key(itup, base, (ItemPointer) &tids[0]);
+	if (n > 1)
 	{
+		itup->t_info = (itup->t_info & ~INDEX_SIZE_MASK) | size;
 		itup->t_tid.ip_blkid.bi_hi = (uint16) n;
 		itup->t_tid.ip_blkid.bi_lo = (uint16) keysz;
 		itup->t_tid.ip_posid = BLINK_POSTING_POSID;

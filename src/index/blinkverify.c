@@ -78,7 +78,6 @@ typedef struct CheckState
 	BlockNumber nblocks;
 	bool	   *visited;
 	HTAB	   *tids;			/* heapallindexed: TID -> tuple hash */
-	int64		nleafitems;
 	/* heapallindexed on a unique index: the uniqueness check */
 	Relation	heap;
 	Snapshot	snapshot;		/* NULL: no uniqueness check */
@@ -423,7 +422,6 @@ check_page(CheckState *cs, BlockNumber blkno, Page page, IndexTuple lowkey,
 		{
 			int			ntids = BlinkItemNTids(itup);
 
-			cs->nleafitems += ntids;
 			if (cs->tids && !ItemIdIsDead(iid))
 			{
 				uint32		hash = itup_hash(rel, itup);
