@@ -21,6 +21,7 @@ OBJS = \
 	src/common/batch.o \
 	src/common/counters.o \
 	src/common/guc.o \
+	src/common/gxlog.o \
 	src/common/launcher.o \
 	src/common/pool.o \
 	src/common/shmem.o \

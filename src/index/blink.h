@@ -14,7 +14,6 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
-#include "access/generic_xlog.h"
 #include "access/itup.h"
 #include "access/sdir.h"
 #include "access/skey.h"

@@ -45,10 +45,10 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
 #include "utils/rel.h"
 
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "index/blink.h"
 
 /*
@@ -257,7 +257,7 @@ _blink_dedup_free(DedupState *ds)
 bool
 _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 {
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		p;
 	Page		temp;
 	BlinkPageOpaque po;
@@ -271,8 +271,8 @@ _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 	if (!_blink_dedup_enabled(rel))
 		return false;
 
-	state = GenericXLogStart(rel);
-	p = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	state = blinkam_xlog_start(rel);
+	p = blinkam_xlog_register(state, buf, GENERIC_XLOG_FULL_IMAGE);
 	po = BlinkPageGetOpaque(p);
 	Assert(BlinkPageIsLeaf(po));
 
@@ -319,7 +319,7 @@ _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 		oldsize < newsize + Max(BLINK_DEDUP_MIN_GAIN,
 								MAXALIGN(IndexTupleSize(newitem)) + sizeof(ItemIdData)))
 	{
-		GenericXLogAbort(state);
+		blinkam_xlog_abort(state);
 		_blink_dedup_free(ds);
 		return false;
 	}
@@ -354,7 +354,7 @@ _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem)
 	_blink_page_changed(temp);
 	memcpy(p, temp, BLCKSZ);
 	pfree(temp);
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 
 	blinkam_count(BLINKAM_COUNTER_DEDUP_PASSES, 1);
 	_blink_dedup_free(ds);

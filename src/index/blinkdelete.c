@@ -14,7 +14,6 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
 #include "access/nbtxlog.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -24,6 +23,7 @@
 #include "utils/rel.h"
 
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "index/blink.h"
 
 /*
@@ -59,7 +59,7 @@ _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable, int n,
 	Page		page = BufferGetPage(buf);
 	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
 	OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		p;
 	BlinkPageOpaque po;
 	int			nsorted_deleted = 0;
@@ -72,8 +72,8 @@ _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable, int n,
 			nsorted_deleted++;
 	}
 
-	state = GenericXLogStart(rel);
-	p = GenericXLogRegisterBuffer(state, buf, 0);
+	state = blinkam_xlog_start(rel);
+	p = blinkam_xlog_register(state, buf, 0);
 	po = BlinkPageGetOpaque(p);
 	for (int i = 0; i < nupdates; i++)
 	{
@@ -90,7 +90,7 @@ _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable, int n,
 	if ((po->blink_flags & BLINK_HAS_GARBAGE) && !_blink_page_has_dead(p))
 		po->blink_flags &= ~BLINK_HAS_GARBAGE;
 	_blink_page_changed(p);
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 }
 
 /*
@@ -100,13 +100,13 @@ _blink_leaf_delete(Relation rel, Buffer buf, OffsetNumber *deletable, int n,
 void
 _blink_mark_dead_locked(Relation rel, Buffer buf, const OffsetNumber *offs, int n)
 {
-	GenericXLogState *state = GenericXLogStart(rel);
-	Page		p = GenericXLogRegisterBuffer(state, buf, 0);
+	BlinkamXLogState *state = blinkam_xlog_start(rel);
+	Page		p = blinkam_xlog_register(state, buf, 0);
 
 	for (int i = 0; i < n; i++)
 		ItemIdMarkDead(PageGetItemId(p, offs[i]));
 	BlinkPageGetOpaque(p)->blink_flags |= BLINK_HAS_GARBAGE;
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	blinkam_count(BLINKAM_COUNTER_ENTRIES_MARKED_DEAD, n);
 }
 

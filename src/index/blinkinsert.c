@@ -38,6 +38,7 @@
 
 #include "common/batch.h"
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "common/settings.h"
 #include "index/blink.h"
 
@@ -645,7 +646,7 @@ static void
 _blink_leaf_write(Relation rel, Buffer buf,
 				  IndexTuple *itups, int n, bool *landed)
 {
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		p;
 	BlinkBatchTarget target;
 	BlinkamBatch batch;
@@ -658,8 +659,8 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	 */
 	CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
-	state = GenericXLogStart(rel);
-	p = GenericXLogRegisterBuffer(state, buf, 0);
+	state = blinkam_xlog_start(rel);
+	p = blinkam_xlog_register(state, buf, 0);
 	target.rel = rel;
 	target.page = p;
 	for (int i = 0; i < n; i++)
@@ -676,7 +677,7 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	 */
 	blinkam_batch_collect(rel, BufferGetBlockNumber(buf), _blink_batch_add,
 						  &target, &batch);
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	if (landed)
 	{
 		for (int i = 0; i < n; i++)
@@ -950,7 +951,7 @@ static void
 _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 			 Buffer childbuf, BlinkSplitInfo *info)
 {
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		lpage,
 				npage,
 				rpage;
@@ -976,8 +977,8 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	int			ndeletable = 0;
 	BlinkCycleId cycleid;
 
-	state = GenericXLogStart(rel);
-	lpage = GenericXLogRegisterBuffer(state, buf, 0);
+	state = blinkam_xlog_start(rel);
+	lpage = blinkam_xlog_register(state, buf, 0);
 	lopaque = BlinkPageGetOpaque(lpage);
 	isleaf = BlinkPageIsLeaf(lopaque);
 	wasrightmost = BlinkPageIsRightmost(lopaque);
@@ -1074,7 +1075,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	cycleid = _blink_vacuum_cycleid(rel);
 	blinkam_debug_pause(BLINKAM_PAUSE_SPLIT_CYCLEID);
 
-	npage = GenericXLogRegisterBuffer(state, nbuf, GENERIC_XLOG_FULL_IMAGE);
+	npage = blinkam_xlog_register(state, nbuf, GENERIC_XLOG_FULL_IMAGE);
 	_blink_init_page(npage, isleaf ? BLINK_LEAF : 0, lopaque->blink_level);
 	nopaque = BlinkPageGetOpaque(npage);
 	nopaque->blink_prev = lblkno;
@@ -1166,13 +1167,13 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 
 	if (BufferIsValid(rbuf))
 	{
-		rpage = GenericXLogRegisterBuffer(state, rbuf, 0);
+		rpage = blinkam_xlog_register(state, rbuf, 0);
 		BlinkPageGetOpaque(rpage)->blink_prev = BufferGetBlockNumber(nbuf);
 		_blink_page_changed(rpage);
 	}
 	if (BufferIsValid(childbuf))
 	{
-		Page		cpage = GenericXLogRegisterBuffer(state, childbuf, 0);
+		Page		cpage = blinkam_xlog_register(state, childbuf, 0);
 
 		BlinkPageGetOpaque(cpage)->blink_flags &= ~BLINK_INCOMPLETE_SPLIT;
 		_blink_page_changed(cpage);
@@ -1193,7 +1194,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	if (isleaf)
 		PredicateLockPageSplit(rel, lblkno, BufferGetBlockNumber(nbuf));
 
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 
 	/* Register as finisher while L is still locked (see splitreg.c). */
 	if (!_blink_splitreg_claim(rel, lblkno))
@@ -1269,9 +1270,9 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 
 		if (_blink_fits(ppage, sepsz))
 		{
-			GenericXLogState *state = GenericXLogStart(rel);
-			Page		pp = GenericXLogRegisterBuffer(state, pbuf, 0);
-			Page		lp = GenericXLogRegisterBuffer(state, lbuf, 0);
+			BlinkamXLogState *state = blinkam_xlog_start(rel);
+			Page		pp = blinkam_xlog_register(state, pbuf, 0);
+			Page		lp = blinkam_xlog_register(state, lbuf, 0);
 
 			if (PageAddItem(pp, (Item) sep, sepsz, OffsetNumberNext(poff),
 							false, false) == InvalidOffsetNumber)
@@ -1281,7 +1282,7 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			_blink_page_changed(pp);
 			BlinkPageGetOpaque(lp)->blink_flags &= ~BLINK_INCOMPLETE_SPLIT;
 			_blink_page_changed(lp);
-			GenericXLogFinish(state);
+			blinkam_xlog_finish(state);
 
 			/*
 			 * Drop the registry entry while L is still locked: once L is
@@ -1449,7 +1450,7 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
 				rootpage,
 				metapage;
 	BlinkPageOpaque lopaque;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	IndexTuple	minus;
 	BlinkMetaPageData *meta;
 
@@ -1462,10 +1463,10 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
 	rootbuf = _blink_newpage(rel, false);
 	metabuf = _blink_getbuf(rel, BLINK_METAPAGE, BUFFER_LOCK_EXCLUSIVE);
 
-	state = GenericXLogStart(rel);
-	rootpage = GenericXLogRegisterBuffer(state, rootbuf, GENERIC_XLOG_FULL_IMAGE);
-	lpage = GenericXLogRegisterBuffer(state, lbuf, 0);
-	metapage = GenericXLogRegisterBuffer(state, metabuf, 0);
+	state = blinkam_xlog_start(rel);
+	rootpage = blinkam_xlog_register(state, rootbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = blinkam_xlog_register(state, lbuf, 0);
+	metapage = blinkam_xlog_register(state, metabuf, 0);
 
 	_blink_init_page(rootpage, BLINK_ROOT, info->level + 1);
 	minus = _blink_minus_infinity(info->lblkno);
@@ -1487,7 +1488,7 @@ _blink_newroot(Relation rel, BlinkSplitInfo *info)
 	meta->blinkm_level = info->level + 1;
 	_blink_page_changed(metapage);
 
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 
 	_blink_splitreg_release(rel, info->lblkno);	/* L still locked */
 	_blink_relbuf(rel, metabuf);

@@ -16,7 +16,6 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
 #include "miscadmin.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"

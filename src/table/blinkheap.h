@@ -10,7 +10,7 @@
  * deforming, system columns and TOAST work on them unchanged.  Block 0 is
  * an ordinary data page; there is no metapage.
  *
- * Every page change is one generic WAL record (access/generic_xlog.h);
+ * Every page change is one generic WAL record (common/gxlog.h);
  * see src/README ("blinkheap") for the list of WAL actions and the lock
  * order.  Hint bits are never set outside such a record: see the header
  * comment of blinkheap_visibility.c.

@@ -9,7 +9,7 @@
  * - Every page change is one generic WAL record, finished before the
  *	 function returns: a TID handed to the executor (and so to index
  *	 inserts) names a tuple that is already on its page in WAL.  Changes
- *	 are made only on the page copies GenericXLogRegisterBuffer returns.
+ *	 are made only on the page copies blinkam_xlog_register returns.
  * - An update writes the old version's xmax and t_ctid and the new
  *	 version in ONE record: one page if the new version fits there,
  *	 otherwise both pages (registered, like they are locked, lower block
@@ -48,7 +48,6 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
 #include "access/heaptoast.h"
 #include "access/multixact.h"
 #include "access/xact.h"
@@ -64,6 +63,7 @@
 #include "utils/snapmgr.h"
 
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "table/blinkheap.h"
 
 /*
@@ -584,7 +584,7 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	HeapTuple	heaptup;
 	Buffer		buf;
 	bool		is_new;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		page;
 	OffsetNumber off;
 
@@ -594,8 +594,8 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 
 	buf = _bh_get_insert_page(rel, heaptup->t_len, InvalidBuffer, bistate,
 							  &is_new);
-	state = GenericXLogStart(rel);
-	page = GenericXLogRegisterBuffer(state, buf,
+	state = blinkam_xlog_start(rel);
+	page = blinkam_xlog_register(state, buf,
 									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (is_new)
 		_bh_init_page(page);
@@ -604,7 +604,7 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	if (specToken != 0)
 		HeapTupleHeaderSetSpeculativeToken(_bh_page_tuple(page, off),
 										   specToken);
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	UnlockReleaseBuffer(buf);
 
 	pgstat_count_heap_insert(rel, 1);
@@ -690,7 +690,7 @@ blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	OffsetNumber off = ItemPointerGetOffsetNumber(&tid);
 	HeapTupleData tp;
 	Buffer		buf;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	HeapTupleHeader htup;
 
 	Assert(ItemPointerIsValid(&tid));
@@ -708,8 +708,8 @@ blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 	}
 	tp.t_tableOid = RelationGetRelid(rel);
 
-	state = GenericXLogStart(rel);
-	htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, buf, 0), off);
+	state = blinkam_xlog_start(rel);
+	htup = _bh_page_tuple(blinkam_xlog_register(state, buf, 0), off);
 	if (!succeeded)
 	{
 		htup->t_infomask &= ~(HEAP_XMAX_BITS | HEAP_MOVED);
@@ -719,7 +719,7 @@ blinkheap_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 		HeapTupleHeaderSetXmin(htup, InvalidTransactionId);
 	}
 	htup->t_ctid = tid;
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 	if (!succeeded)
@@ -764,7 +764,7 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 	{
 		Buffer		buf;
 		bool		is_new;
-		GenericXLogState *state;
+		BlinkamXLogState *state;
 		Page		page;
 		BlockNumber blkno;
 
@@ -772,8 +772,8 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		buf = _bh_get_insert_page(rel, tuples[done]->t_len, InvalidBuffer,
 								  bistate, &is_new);
 		blkno = BufferGetBlockNumber(buf);
-		state = GenericXLogStart(rel);
-		page = GenericXLogRegisterBuffer(state, buf,
+		state = blinkam_xlog_start(rel);
+		page = blinkam_xlog_register(state, buf,
 										 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 		if (is_new)
 			_bh_init_page(page);
@@ -785,7 +785,7 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 			_bh_place_tuple(rel, page, blkno, tuples[done++]);
 		_bh_stamp_xmins(page);
 
-		GenericXLogFinish(state);
+		blinkam_xlog_finish(state);
 		UnlockReleaseBuffer(buf);
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	}
@@ -829,7 +829,7 @@ _bh_delete(Relation rel, ItemPointer tid, CommandId cid, Snapshot crosscheck,
 	uint16		new_infomask,
 				new_infomask2;
 	bool		iscombo;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	HeapTupleHeader htup;
 
 	if (IsInParallelMode())
@@ -925,15 +925,15 @@ l1:
 						 &new_xmax, &new_infomask, &new_infomask2);
 	HeapTupleHeaderAdjustCmax(tp.t_data, &cid, &iscombo);
 
-	state = GenericXLogStart(rel);
-	htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, buf, 0),
+	state = blinkam_xlog_start(rel);
+	htup = _bh_page_tuple(blinkam_xlog_register(state, buf, 0),
 						  ItemPointerGetOffsetNumber(tid));
 	_bh_set_xmax(htup, new_xmax, new_infomask, new_infomask2);
 	HeapTupleHeaderSetCmax(htup, cid, iscombo);
 	htup->t_ctid = tp.t_self;	/* no forward link from a deleted tuple */
 	if (changingPart)
 		HeapTupleHeaderSetMovedPartitions(htup);
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 	/* The pin keeps the tuple's data in place while TOAST forgets it. */
@@ -1029,7 +1029,7 @@ _bh_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 	bool		new_is_new = false;
 	Size		pagefree,
 				newtupsize;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		oldpage,
 				newpage;
 	HeapTupleHeader htup;
@@ -1231,12 +1231,12 @@ l2:
 							 xid, *lockmode, false,
 							 &xmax_lock, &infomask_lock, &infomask2_lock);
 		Assert(HEAP_XMAX_IS_LOCKED_ONLY(infomask_lock));
-		state = GenericXLogStart(rel);
-		htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, buf, 0), offnum);
+		state = blinkam_xlog_start(rel);
+		htup = _bh_page_tuple(blinkam_xlog_register(state, buf, 0), offnum);
 		_bh_set_xmax(htup, xmax_lock, infomask_lock, infomask2_lock);
 		HeapTupleHeaderSetCmax(htup, cid, iscombo);
 		htup->t_ctid = oldtup.t_self;
-		GenericXLogFinish(state);
+		blinkam_xlog_finish(state);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 		if (need_toast)
@@ -1271,19 +1271,19 @@ l2:
 	 * One record: the new version and the old version's xmax and forward
 	 * link.  Pages are registered in the order they were locked.
 	 */
-	state = GenericXLogStart(rel);
+	state = blinkam_xlog_start(rel);
 	if (newbuf == buf)
-		oldpage = newpage = GenericXLogRegisterBuffer(state, buf, 0);
+		oldpage = newpage = blinkam_xlog_register(state, buf, 0);
 	else if (BufferGetBlockNumber(newbuf) < BufferGetBlockNumber(buf))
 	{
-		newpage = GenericXLogRegisterBuffer(state, newbuf,
+		newpage = blinkam_xlog_register(state, newbuf,
 											new_is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
-		oldpage = GenericXLogRegisterBuffer(state, buf, 0);
+		oldpage = blinkam_xlog_register(state, buf, 0);
 	}
 	else
 	{
-		oldpage = GenericXLogRegisterBuffer(state, buf, 0);
-		newpage = GenericXLogRegisterBuffer(state, newbuf,
+		oldpage = blinkam_xlog_register(state, buf, 0);
+		newpage = blinkam_xlog_register(state, newbuf,
 											new_is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 	}
 	if (new_is_new)
@@ -1294,7 +1294,7 @@ l2:
 	_bh_set_xmax(htup, xmax_old_tuple, infomask_old_tuple, infomask2_old_tuple);
 	HeapTupleHeaderSetCmax(htup, cid, iscombo);
 	htup->t_ctid = heaptup->t_self;
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 
 	if (newbuf != buf)
 		UnlockReleaseBuffer(newbuf);
@@ -1393,7 +1393,7 @@ _bh_lock_updated_tuple(Relation rel, TransactionId priorXmax,
 					new_xmax;
 		uint16		new_infomask,
 					new_infomask2;
-		GenericXLogState *state;
+		BlinkamXLogState *state;
 		HeapTupleHeader htup;
 
 		if (ItemPointerGetBlockNumber(&tupid) >= RelationGetNumberOfBlocks(rel) ||
@@ -1473,12 +1473,12 @@ l4:
 		{
 			_bh_compute_new_xmax(xmax, old_infomask, old_infomask2, xid, mode,
 								 false, &new_xmax, &new_infomask, &new_infomask2);
-			state = GenericXLogStart(rel);
-			htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, buf, 0),
+			state = blinkam_xlog_start(rel);
+			htup = _bh_page_tuple(blinkam_xlog_register(state, buf, 0),
 								  ItemPointerGetOffsetNumber(&tupid));
 			/* an updated version keeps its forward link */
 			_bh_set_xmax(htup, new_xmax, new_infomask, new_infomask2);
-			GenericXLogFinish(state);
+			blinkam_xlog_finish(state);
 		}
 
 		if ((mytup.t_data->t_infomask & HEAP_XMAX_INVALID) ||
@@ -1517,7 +1517,7 @@ _bh_lock_tuple(Relation rel, HeapTuple tuple, CommandId cid,
 	uint16		old_infomask,
 				new_infomask,
 				new_infomask2;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	HeapTupleHeader htup;
 
 	if (!_bh_read_for_write(rel, &tid, tuple, buffer))
@@ -1810,14 +1810,14 @@ failed:
 						 _bh_writer_xid(), mode, false,
 						 &xid, &new_infomask, &new_infomask2);
 
-	state = GenericXLogStart(rel);
-	htup = _bh_page_tuple(GenericXLogRegisterBuffer(state, *buffer, 0),
+	state = blinkam_xlog_start(rel);
+	htup = _bh_page_tuple(blinkam_xlog_register(state, *buffer, 0),
 						  ItemPointerGetOffsetNumber(&tid));
 	_bh_set_xmax(htup, xid, new_infomask, new_infomask2);
 	/* a lock leaves no forward link; an updated tuple keeps its own */
 	if (HEAP_XMAX_IS_LOCKED_ONLY(new_infomask))
 		htup->t_ctid = tid;
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	result = TM_Ok;
 
 out_locked:

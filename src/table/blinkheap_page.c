@@ -30,6 +30,7 @@
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
 
+#include "common/gxlog.h"
 #include "table/blinkheap.h"
 
 /*

@@ -70,7 +70,6 @@
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/generic_xlog.h"
 #include "access/heapam_xlog.h"
 #include "access/heaptoast.h"
 #include "access/multixact.h"
@@ -87,6 +86,7 @@
 #include "storage/smgr.h"
 #include "utils/tuplesort.h"
 
+#include "common/gxlog.h"
 #include "table/blinkheap.h"
 
 /*
@@ -167,7 +167,7 @@ _bh_rewrite_flush(BhRewriteState *rs)
 	Relation	rel = rs->new_rel;
 	Buffer		buf;
 	BlockNumber blkno;
-	GenericXLogState *state;
+	BlinkamXLogState *state;
 	Page		copy;
 	OffsetNumber off,
 				maxoff;
@@ -181,8 +181,8 @@ _bh_rewrite_flush(BhRewriteState *rs)
 	blkno = BufferGetBlockNumber(buf);
 	Assert(blkno == rs->pages_written);
 
-	state = GenericXLogStart(rel);
-	copy = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	state = blinkam_xlog_start(rel);
+	copy = blinkam_xlog_register(state, buf, GENERIC_XLOG_FULL_IMAGE);
 	memcpy(copy, rs->page, BLCKSZ);
 	maxoff = PageGetMaxOffsetNumber(copy);
 	for (off = FirstOffsetNumber; off <= maxoff; off++)
@@ -194,7 +194,7 @@ _bh_rewrite_flush(BhRewriteState *rs)
 		if (!ItemPointerIsValid(&htup->t_ctid))
 			ItemPointerSet(&htup->t_ctid, blkno, off);
 	}
-	GenericXLogFinish(state);
+	blinkam_xlog_finish(state);
 	UnlockReleaseBuffer(buf);
 
 	rs->pages_written++;

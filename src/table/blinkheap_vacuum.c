@@ -53,7 +53,6 @@
  */
 #include "postgres.h"
 
-#include "access/generic_xlog.h"
 #include "access/genam.h"
 #include "access/heapam_xlog.h"
 #include "access/multixact.h"
@@ -71,6 +70,7 @@
 #include "utils/pg_rusage.h"
 
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "table/blinkheap.h"
 
 typedef struct BhVacState
@@ -198,8 +198,8 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 
 	if (ndead > 0 || nfrz > 0 || nhint > 0)
 	{
-		GenericXLogState *state = GenericXLogStart(rel);
-		Page		copy = GenericXLogRegisterBuffer(state, buf, 0);
+		BlinkamXLogState *state = blinkam_xlog_start(rel);
+		Page		copy = blinkam_xlog_register(state, buf, 0);
 
 		/* hint bits, in this record: a standby gets them too */
 		for (int i = 0; i < nhint; i++)
@@ -233,7 +233,7 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 		 */
 		if (ndead > 0)
 			PageRepairFragmentation(copy);
-		GenericXLogFinish(state);
+		blinkam_xlog_finish(state);
 		vs->frozen_tuples += nfrz;
 	}
 	pfree(frz);
@@ -287,7 +287,7 @@ _bh_vac_unused_pages(BhVacState *vs)
 	{
 		BlockNumber blkno = ItemPointerGetBlockNumber(&di->items[i]);
 		Buffer		buf;
-		GenericXLogState *state;
+		BlinkamXLogState *state;
 		Page		copy;
 		Size		freespace;
 
@@ -296,8 +296,8 @@ _bh_vac_unused_pages(BhVacState *vs)
 								 vs->bstrategy);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		_bh_check_page(vs->rel, buf);
-		state = GenericXLogStart(vs->rel);
-		copy = GenericXLogRegisterBuffer(state, buf, 0);
+		state = blinkam_xlog_start(vs->rel);
+		copy = blinkam_xlog_register(state, buf, 0);
 		for (; i < di->num_items && ItemPointerGetBlockNumber(&di->items[i]) == blkno; i++)
 		{
 			OffsetNumber off = ItemPointerGetOffsetNumber(&di->items[i]);
@@ -311,7 +311,7 @@ _bh_vac_unused_pages(BhVacState *vs)
 		/* at least one is unused now: cut the trailing ones, set the hint */
 		PageTruncateLinePointerArray(copy);
 		freespace = _bh_vac_free_space(copy);
-		GenericXLogFinish(state);
+		blinkam_xlog_finish(state);
 		UnlockReleaseBuffer(buf);
 		RecordPageWithFreeSpace(vs->rel, blkno, freespace);
 	}

@@ -23,7 +23,7 @@
  * hint bits already on a tuple are only read.
  *
  * The rule for writers: a hint bit may be set only on the page copy that
- * GenericXLogRegisterBuffer returned, inside a record that the code writes
+ * blinkam_xlog_register returned, inside a record that the code writes
  * anyway.  VACUUM does so for every tuple it keeps, and every insert,
  * COPY page and update stamps the newest tuples of its page whose
  * inserter has finished (_bh_stamp_xmins).  A tuple not stamped yet costs
@@ -51,6 +51,7 @@
 #include "storage/procarray.h"
 #include "utils/snapmgr.h"
 
+#include "common/gxlog.h"
 #include "table/blinkheap.h"
 
 /*
