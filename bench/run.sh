@@ -16,6 +16,13 @@
 #                                            line "-- pgoptions: ..." in one
 #                                            sets its clients' options)
 #   JOBS       pgbench threads at most       (default: number of cores)
+#   PIPE       IoT statements per transaction, sent in one pipeline
+#                                            (default 1: one statement per
+#                                            round trip).  With PIPE=10 each
+#                                            transaction writes 100 rows in
+#                                            one round trip, so the server's
+#                                            own work shows where the round
+#                                            trip would cap the plain run.
 #   PERF=1     also `perf record -a -g` each run (needs perf)
 #
 # Output: bench/results/iot-STAMP.{csv,md,png} (copied to iot-latest.*)
@@ -27,6 +34,8 @@ top=$(dirname "$here")
 CLIENTS=${CLIENTS:-"1 8 32 64 128 256"}
 DURATION=${DURATION:-10}
 JOBS=${JOBS:-$(nproc)}
+PIPE=${PIPE:-1}
+case $PIPE in '' | *[!0-9]* | 0) echo "bench: PIPE must be a positive integer" >&2; exit 2 ;; esac
 if [ -z "${CONFIGS:-}" ]; then
 	CONFIGS=$(for f in "$here"/configs/*.sql; do basename "$f" .sql; done | sort)
 fi
@@ -60,7 +69,25 @@ BEGIN
 	END LOOP;
 END $$;
 SQL
-say "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; clients: $CLIENTS; ${DURATION}s per run; configurations: $(echo $CONFIGS)"
+say "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; clients: $CLIENTS; ${DURATION}s per run; statements per transaction: $PIPE; configurations: $(echo $CONFIGS)"
+
+# The workload file: bench/iot.sql, or PIPE copies of it in one pipeline
+# (one transaction).  Each copy's time stamp is a microsecond later, so
+# (sensor_id, ts) stays unique within the transaction.
+script=$work/iot.sql
+if [ "$PIPE" -gt 1 ]; then
+	{
+		echo '\startpipeline'
+		for i in $(seq 1 "$PIPE"); do
+			sed "s/current_timestamp/current_timestamp + interval '$i microseconds'/" "$here/iot.sql"
+			echo
+		done
+		echo '\endpipeline'
+	} >"$script"
+else
+	cp "$here/iot.sql" "$script"
+fi
+chown "$owner" "$script"
 
 # --- runs -----------------------------------------------------------------
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -99,7 +126,7 @@ run_one() {
 	local opts
 	opts=$(sed -n 's/^-- pgoptions: //p' "$here/configs/$config.sql")
 	(cd "$dir" && PGOPTIONS="$PGOPTIONS $opts" as_owner "$bindir/pgbench" -U postgres -n -M prepared \
-		-c "$clients" -j "$jobs" -T "$DURATION" -f "$here/iot.sql" \
+		-c "$clients" -j "$jobs" -T "$DURATION" -f "$script" \
 		-l --log-prefix="$dir/log") >"$dir/pgbench.out" 2>&1 ||
 		{ cat "$dir/pgbench.out" >&2; exit 1; }
 	wait "$sampler" || true
@@ -136,7 +163,9 @@ md=$results/iot-$stamp.md
 png=$results/iot-$stamp.png
 {
 	echo "IoT insert benchmark, $stamp: $(nproc) cores, synchronous_commit = off,"
-	echo "${DURATION}s per run, configurations run alternately in one cluster."
+	echo "${DURATION}s per run, configurations run alternately in one cluster,"
+	echo "$PIPE IoT statement(s) of 10 rows per transaction (PIPE; more than one: sent"
+	echo "in one pipeline)."
 	echo "TPS ratio: against heap_btree at the same client count.  avg batch: index"
 	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
 	echo
@@ -156,7 +185,7 @@ png=$results/iot-$stamp.png
 xtics=$(echo $CLIENTS | sed 's/ /, /g')
 plot_cmds="set terminal png noenhanced size 900,560; set output '$png';
 set title 'IoT inserts: TPS by client count ($(nproc) cores, synchronous_commit=off)';
-set xlabel 'clients'; set ylabel 'transactions per second (10 rows each)';
+set xlabel 'clients'; set ylabel 'transactions per second ($((10 * PIPE)) rows each)';
 set logscale x 2; set xtics ($xtics); set grid; set key top left; set yrange [0:*]; set datafile separator ',';"
 plots=
 for config in $CONFIGS; do
