@@ -18,7 +18,7 @@
  * byte loop to find some thirty changed bytes.  This file writes the same
  * record -- the same block references with the same flags, the same
  * fragment format, fragments merged by the same rule -- but skips equal
- * bytes 32 at a time and allocates one page image per registered buffer.
+ * bytes 256 at a time and allocates one page image per registered buffer.
  *
  * The fragment rule (generic_xlog.c's, so the records are as small as
  * PostgreSQL's):
@@ -36,7 +36,10 @@
  * Contract, as for GenericXLog*: the caller holds an exclusive content
  * lock on every registered buffer from register to finish (so nobody else
  * changes those pages, hint bits included), changes only the images, and
- * after finish the buffers hold the images and carry the record's LSN.
+ * after finish the buffers hold the images (holes zeroed) and carry the
+ * record's LSN.  Finish applies each delta to its buffer as redo will, so
+ * the primary's page is what redo makes of the standby's.  An image's
+ * hole starts zero, whatever the page's hole holds.
  * An error between start and finish leaves the buffers untouched; abort
  * (or the error's memory-context reset) frees the state.
  *
@@ -95,6 +98,46 @@ blinkam_xlog_start(Relation rel)
 }
 
 /*
+ * Copy a page into an image, with the hole zeroed rather than read: the
+ * hole is never compared, logged or copied back, and on a hot leaf it is
+ * memory no one has touched lately.  A new page (all zeros) or one whose
+ * header is not a standard one's is copied whole.
+ */
+static void
+copy_page(char *image, const char *page)
+{
+	int			lower = ((PageHeader) page)->pd_lower;
+	int			upper = ((PageHeader) page)->pd_upper;
+
+	if (lower < (int) SizeOfPageHeaderData || lower > upper || upper > BLCKSZ)
+	{
+		memcpy(image, page, BLCKSZ);
+		return;
+	}
+	memcpy(image, page, lower);
+	memset(image + lower, 0, upper - lower);
+	memcpy(image + upper, page + upper, BLCKSZ - upper);
+}
+
+/* Copy a delta's fragments into page: what generic_redo does first. */
+static void
+apply_delta(char *page, const char *delta, int len)
+{
+	const char *p = delta;
+
+	while (p < delta + len)
+	{
+		OffsetNumber offset;
+		OffsetNumber length;
+
+		memcpy(&offset, p, sizeof(offset));
+		memcpy(&length, p + sizeof(offset), sizeof(length));
+		memcpy(page + offset, p + FRAGMENT_HEADER_SIZE, length);
+		p += FRAGMENT_HEADER_SIZE + length;
+	}
+}
+
+/*
  * Register buffer (exclusively locked by the caller) and return the image
  * to change.  Registering a buffer twice returns its first image; the first
  * flags stay.
@@ -115,7 +158,7 @@ blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer, int flags)
 	page->buffer = buffer;
 	page->flags = flags;
 	page->image = palloc(BLCKSZ);
-	memcpy(page->image, BufferGetPage(buffer), BLCKSZ);
+	copy_page(page->image, BufferGetPage(buffer));
 	return (Page) page->image;
 }
 
@@ -131,7 +174,8 @@ load8(const char *p)
 
 /*
  * The first offset in [i, end) where pages a and b differ, or end.  Equal
- * bytes are skipped 32 at a time, from an offset that is a multiple of 8.
+ * bytes are skipped 256 at a time by memcmp, then 32 and 8 at a time, from
+ * an offset that is a multiple of 8.
  */
 static inline int
 first_difference(const char *a, const char *b, int i, int end)
@@ -142,6 +186,9 @@ first_difference(const char *a, const char *b, int i, int end)
 			return i;
 		i++;
 	}
+	/* libc's memcmp is vectorized: let it skip long equal stretches */
+	while (i + 256 <= end && memcmp(a + i, b + i, 256) == 0)
+		i += 256;
 	while (i + 32 <= end &&
 		   ((load8(a + i) ^ load8(b + i)) |
 			(load8(a + i + 8) ^ load8(b + i + 8)) |
@@ -256,20 +303,9 @@ page_delta(char *out, const char *old, const char *image)
 #ifdef USE_ASSERT_CHECKING
 	{
 		PGAlignedBlock check;
-		const char *p = out;
 
-		/* what generic_redo will do */
 		memcpy(check.data, old, BLCKSZ);
-		while (p < out + len)
-		{
-			OffsetNumber offset;
-			OffsetNumber length;
-
-			memcpy(&offset, p, sizeof(offset));
-			memcpy(&length, p + sizeof(offset), sizeof(length));
-			memcpy(check.data + offset, p + FRAGMENT_HEADER_SIZE, length);
-			p += FRAGMENT_HEADER_SIZE + length;
-		}
+		apply_delta(check.data, out, len);
 		if (memcmp(check.data, image, lower) != 0 ||
 			memcmp(check.data + upper, image + upper, BLCKSZ - upper) != 0)
 			elog(ERROR, "generic WAL delta does not reproduce the page");
@@ -319,11 +355,21 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 		char	   *page = BufferGetPage(p->buffer);
 		PageHeader	hdr = (PageHeader) p->image;
 
-		/* the image, with its hole zeroed as redo will leave it */
-		memcpy(page, p->image, hdr->pd_lower);
+		/*
+		 * The page becomes the image, with its hole zeroed, exactly as redo
+		 * leaves it: a full image is copied; otherwise the delta, which
+		 * holds every byte of the image's used part that the page lacks, is
+		 * applied as redo applies it.
+		 */
+		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
+		{
+			memcpy(page, p->image, hdr->pd_lower);
+			memcpy(page + hdr->pd_upper, p->image + hdr->pd_upper,
+				   BLCKSZ - hdr->pd_upper);
+		}
+		else
+			apply_delta(page, gxlog_delta[i], deltalen[i]);
 		memset(page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
-		memcpy(page + hdr->pd_upper, p->image + hdr->pd_upper,
-			   BLCKSZ - hdr->pd_upper);
 		MarkBufferDirty(p->buffer);
 
 		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
