@@ -231,12 +231,13 @@ region_delta(char *out, const char *old, const char *image,
 	int			stop = Min(end, vend);
 	int			i = start;
 
-	Assert(vstart <= stop || vstart >= end);
+	/* page_delta's two calls: vstart == start, or vend == end */
+	Assert(vstart <= stop);
 	if (vstart > start)
 	{
 		fbegin = start;
-		fend = Min(vstart, end);
-		i = fend;
+		fend = vstart;
+		i = vstart;
 	}
 
 	/*
@@ -268,7 +269,7 @@ region_delta(char *out, const char *old, const char *image,
 	}
 
 	/* the part of the region that lay in the old page's hole, at its end */
-	if (stop < end && stop >= start)
+	if (stop < end)
 	{
 		if (fbegin >= 0 && stop - fend <= (int) MATCH_THRESHOLD)
 			fend = end;
@@ -276,11 +277,11 @@ region_delta(char *out, const char *old, const char *image,
 		{
 			if (fbegin >= 0)
 				len += write_fragment(out + len, image, fbegin, fend);
-			fbegin = Max(stop, fend);
+			fbegin = stop;
 			fend = end;
 		}
 	}
-	if (fbegin >= 0 && fbegin < fend)
+	if (fbegin >= 0)
 		len += write_fragment(out + len, image, fbegin, fend);
 	return len;
 }
