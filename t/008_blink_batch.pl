@@ -1,8 +1,10 @@
 # Cooperative batch inserts under many clients: 64 clients insert at the
-# right edge of blink indexes (the IoT schema), at random keys, and at
-# colliding keys of a unique index; counters show that backends inserted
-# each other's tuples; afterwards every row is in every index exactly once
-# and no unique key appears twice.
+# right edge of blink indexes (the IoT schema, on heap and on blinkheap
+# tables, with a heap ledger of the rows written in the same
+# transactions), at random keys, and at colliding keys of a unique index;
+# counters show that backends inserted each other's tuples, runs of
+# several tuples included; afterwards every row is in every index exactly
+# once, the row counts match the ledger, and no unique key appears twice.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -33,6 +35,10 @@ CREATE EXTENSION blinkam;
 CREATE TABLE iot (sensor_id int, ts timestamp, value float8);
 CREATE INDEX iot_st ON iot USING blink (sensor_id, ts);
 CREATE INDEX iot_ts ON iot USING blink (ts);
+CREATE TABLE iotb (sensor_id int, ts timestamp, value float8) USING blinkheap;
+CREATE INDEX iotb_st ON iotb USING blink (sensor_id, ts);
+CREATE INDEX iotb_ts ON iotb USING blink (ts);
+CREATE TABLE ledger (client int, heap_rows int, blinkheap_rows int);
 CREATE TABLE r (k bigint);
 CREATE INDEX r_k ON r USING blink (k);
 CREATE TABLE u (k int, who int);
@@ -45,7 +51,11 @@ $node->pgbench(
 	0, [qr{processed: 19200/19200}], [qr{^$}],
 	'IoT inserts, 64 clients',
 	{ '008_iot' => q(
+BEGIN;
 INSERT INTO iot SELECT :client_id * 10 + i, clock_timestamp(), random() FROM generate_series(1, 10) i;
+INSERT INTO iotb SELECT :client_id * 10 + i, clock_timestamp(), random() FROM generate_series(1, 10) i;
+INSERT INTO ledger VALUES (:client_id, 10, 10);
+COMMIT;
 ) });
 $node->pgbench(
 	'--no-vacuum --client=64 --jobs=2 --transactions=300',
@@ -103,10 +113,21 @@ my $batches = $node->safe_psql('postgres',
 note("batched_inserts $batched in $batches batches");
 ok($batched > 0, 'backends inserted tuples published by others');
 ok($batches > 0 && $batched >= $batches, 'batches counted');
+my $runs = $node->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'batched_runs'");
+note("batched_runs $runs");
+ok($runs > 0, "holders took runs of several tuples (statement buffers' flushes)");
 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM iot'), '320000', 'every IoT row');
+is($node->safe_psql('postgres', q(SELECT (SELECT count(*) FROM iotb) = sum(blinkheap_rows)
+	AND (SELECT count(*) FROM iot) = 128000 + sum(heap_rows) FROM ledger)), 't',
+	'the heap and blinkheap IoT tables hold exactly the rows the ledger says');
+is($node->safe_psql('postgres', q(SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT count(*) FROM iotb WHERE ts > '-infinity')), '192000',
+	'an index scan of the blinkheap table finds every row');
+is($node->safe_psql('postgres', "SELECT blinkheap_check('iotb')"), '', 'blinkheap_check');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r'), '19200', 'every random row');
-for my $idx (qw(iot_st iot_ts r_k u_k))
+for my $idx (qw(iot_st iot_ts iotb_st iotb_ts r_k u_k))
 {
 	is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
 		"blink_check($idx, heapallindexed): every row indexed once");

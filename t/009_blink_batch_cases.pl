@@ -9,6 +9,10 @@
 #   4. tuples that do not fit are handed back, and their owners split;
 #   5. in a unique index, two waiters with the same key: at most one is
 #      accepted into the batch, and the other reports the violation;
+#   6-10. runs (a statement buffer's flush publishes all its tuples for
+#      the leaf): taken whole; cut by the high key of a leaf that split
+#      after the run was published; cut where the leaf is full; withdrawn
+#      by a cancelled waiter; handed back by a holder that fails;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -96,7 +100,7 @@ sub entries
 	return $node->safe_psql('postgres', qq(
 SELECT count(*) FROM generate_series(1, pg_relation_size('$index') / 8192 - 1) b,
 	LATERAL blink_page_items('$index', b) i
- WHERE i.key = '$keytext' AND NOT i.is_highkey));
+ WHERE i.key = '$keytext' AND NOT i.is_highkey AND i.downlink IS NULL));
 }
 
 # --- 1. a batch of two waiters
@@ -290,6 +294,189 @@ ok(counter('batch_skips') >= 1, 'the second same-key tuple was handed back');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h5 WHERE k = 500'), '1', 'key 500 once');
 is(entries('h5_k', '(500)'), '1', 'one index entry for key 500');
 is($node->safe_psql('postgres', "SELECT blink_check('h5_k', true)"), '', 'blink_check');
+
+# --- Runs: a statement buffer's flush (a multi-row INSERT into a
+#     non-unique index) that finds its leaf held publishes the whole run
+#     for the holder, which takes the prefix below its high key that fits.
+#     (Runs come only from statement buffers, which unique indexes never
+#     use: two runs cannot carry the same unique key; same-key single
+#     tuples are case 5.)
+
+# --- 6. a run taken whole, with a single tuple of another backend
+$node->safe_psql('postgres', q(
+CREATE TABLE r6 (k bigint);
+CREATE INDEX r6_k ON r6 USING blink (k);
+INSERT INTO r6 SELECT generate_series(1, 100);
+SELECT blinkam_reset_stats();
+));
+$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r6', "1000");
+$b = bg("INSERT INTO r6 SELECT generate_series(1001, 1010)");
+$c = bg("INSERT INTO r6 VALUES (1011)");
+wait_for_waiters('r6', 2);
+$_->[0]->finish for ($a, $b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
+is(counter('batched_inserts'), '11', "the holder inserted the run's ten tuples and the single one");
+is(counter('batched_runs') . counter('batches'), '11', 'one run, in one batch');
+is(counter('batch_partial') . counter('batch_skips'), '00', 'nothing handed back');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k >= 1000'), '12', 'all rows');
+is($node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r6_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 1000 AND 1011)), '12',
+	'each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
+
+# --- 7. a run published for a leaf that then splits.  Forced order
+#        (blinkam.debug_pause_at, each session its own advisory key, all
+#        held by a control session):
+#          x holds the only leaf L (batch_before_claim, key 91);
+#          w's flush of 11 13 15 2011 2013 finds L busy and stops before
+#            publishing, holding a pin (batch_publish, key 92);
+#          x goes; y's 300 rows split L: its high key falls below 2011;
+#          z holds L for its own insert (batch_before_claim, key 93);
+#          w publishes its run for L and sleeps; z goes on.
+#        z takes 11 13 15 and hands 2011 2013 back; w, holding L, moves
+#        right and inserts them itself.
+$node->safe_psql('postgres', q(
+CREATE TABLE r7 (k bigint);
+INSERT INTO r7 SELECT 10 * g FROM generate_series(1, 300) g;
+CREATE INDEX r7_k ON r7 USING blink (k);
+SELECT blinkam_reset_stats();
+));
+is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('r7_k')"), '1',
+	'r7_k is one leaf');
+($ctl_in, $ctl_out) = ('', '');
+$ctl = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$ctl_in, '>', \$ctl_out);
+$ctl_in .= "SELECT pg_advisory_lock(91), pg_advisory_lock(92), pg_advisory_lock(93), 'held';\n";
+$ctl->pump until $ctl_out =~ /held/;
+
+# Wait until a backend whose query mentions $tag waits at its pause point.
+sub paused
+{
+	my ($tag) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
+	  or die "$tag did not pause";
+}
+sub let_go
+{
+	my ($key) = @_;
+	$ctl_in .= "SELECT pg_advisory_unlock($key), 'let go $key';\n";
+	$ctl->pump until $ctl_out =~ /let go $key/;
+}
+
+my $x = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 91; "
+	  . "INSERT INTO r7 VALUES (5) /* x */");
+paused('/* x */');
+my $w = bg("SET blinkam.debug_pause_at = batch_publish; SET blinkam.debug_pause_key = 92; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7 VALUES (2013), (11), (2011), (15), (13) /* w */");
+paused('/* w */');
+let_go(91);
+$x->[0]->finish;
+is(${ $x->[2] }, '', 'x inserted');
+$node->safe_psql('postgres', 'INSERT INTO r7 SELECT 10 * g + 2 FROM generate_series(1, 300) g');
+my $hk = $node->safe_psql('postgres',
+	"SELECT key FROM blink_page_items('r7_k', 1) WHERE is_highkey");
+$hk =~ s/[()]//g;
+ok($hk ne '' && $hk > 15 && $hk < 2011, "L split: its high key ($hk) lies inside w's run");
+my $z = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 93; "
+	  . "INSERT INTO r7 VALUES (7) /* z */");
+paused('/* z */');
+let_go(92);
+wait_for_waiters('r7', 1);
+let_go(93);
+$ctl_in .= "\\q\n";
+$ctl->finish;
+$_->[0]->finish for ($w, $z);
+is(${ $w->[2] } . ${ $z->[2] }, '', 'w and z succeeded');
+is(counter('batched_runs') . counter('batch_partial'), '11',
+	"z took part of w's run and handed the rest back");
+is(counter('batched_inserts'), '3', 'the three tuples below the new high key');
+is(counter('batch_lost_wakeups'), '0', 'no missed wake-up');
+is($node->safe_psql('postgres', q(
+SELECT string_agg(i.key, ' ' ORDER BY btrim(i.key, '()')::bigint)
+  FROM blink_page_items('r7_k', 1) i WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint < 20)),
+	'(5) (7) (10) (11) (12) (13) (15)', 'the taken tuples are on L');
+is($node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('r7_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r7_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2011)', '(2013)') AND b > 1)), '2',
+	'the handed-back ones once each, right of L');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r7'), '607', 'all rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r7_k', true)"), '', 'blink_check');
+
+# --- 8. a run that does not all fit: the holder takes what fits, the
+#        owner splits the leaf for the rest
+$node->safe_psql('postgres', q(
+CREATE TABLE r8 (t text);
+CREATE INDEX r8_t ON r8 USING blink (t) WITH (fillfactor = 100);
+INSERT INTO r8 SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
+SELECT blinkam_reset_stats();
+));
+is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('r8_t')"), '1',
+	'one leaf, nearly full');
+$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r8', "lpad('1000', 200, '0')");
+$b = bg("INSERT INTO r8 SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g");
+wait_for_waiters('r8', 1);
+$_->[0]->finish for ($a, $b);
+is(${ $b->[2] }, '', 'the waiter succeeded');
+is(counter('batch_partial'), '1', 'its run was taken in part');
+my $took = counter('batched_inserts');
+ok($took > 0 && $took < 9, "the holder took the $took tuples that fit");
+ok(counter('splits') > 0, 'and the waiter split the leaf for the rest');
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM generate_series(1, pg_relation_size('r8_t') / 8192 - 1) b,
+	LATERAL blink_page_items('r8_t', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND right(i.key, 5) BETWEEN '2001)' AND '2009)'}), '9',
+	'each of the run\'s entries once');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r8'), '40', 'all rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r8_t', true)"), '', 'blink_check');
+
+# --- 9. a waiter cancelled while its run is published: none of it goes in
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'r6', "3000");
+$b = bg("SET statement_timeout = '500ms'; INSERT INTO r6 SELECT generate_series(3001, 3010)");
+$c = bg("INSERT INTO r6 SELECT generate_series(3011, 3020)");
+$b->[0]->finish;
+like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
+	'the published waiter was cancelled');
+$_->[0]->finish for ($a, $c);
+is(${ $c->[2] }, '', 'the other waiter succeeded');
+is(counter('batched_inserts') . ' ' . counter('batched_runs'), '10 1',
+	"only the other waiter's run was batched");
+is($node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r6_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 3001 AND 3010)), '0',
+	"none of the cancelled run's tuples is in the index");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 3000 AND 3020'), '11', 'rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
+
+# --- 10. the holder errors out after claiming two runs: both are handed
+#         back whole, and their owners insert them
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;",
+	'r6', "4000");
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO r6 SELECT generate_series(4001, 4010)");
+$c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO r6 SELECT generate_series(4011, 4020)");
+wait_for_waiters('r6', 2);
+$_->[0]->finish for ($a, $b, $c);
+like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
+is(counter('batch_skips'), '2', 'both runs were handed back whole');
+is(counter('batched_inserts') . counter('batch_lost_wakeups'), '00',
+	'nothing inserted by the failed holder, no missed wake-up');
+is($node->safe_psql('postgres', qq(
+SELECT count(*), count(DISTINCT i.key) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r6_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 4000 AND 4020)), '20|20',
+	"the runs' entries once each, the holder's not at all");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 4000 AND 4020'), '20', 'rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
 
 $node->stop;
 done_testing();

@@ -19,12 +19,15 @@
  * page P of relation R and a flags word the access method gives meaning
  * to; the access method decides, in its add callback, what it accepts.
  *
- * Slots: one per backend (by pgprocno), with an atomic state:
+ * Slots: one per backend (by pgprocno), carrying a run of payloads (a
+ * statement buffer's sorted tuples for one leaf, or a single tuple), of
+ * which a holder takes a prefix (ndone), and an atomic state:
  *
  *   FREE -> PENDING         the owner publishes (and pushes the slot)
  *   PENDING -> CLAIMED      a holder takes it (CAS, under the page lock)
- *   CLAIMED -> DONE         inserted (after the WAL record is written)
- *   CLAIMED -> SKIPPED      handed back: not below the high key, no room
+ *   CLAIMED -> DONE         all inserted (after the WAL record is written)
+ *   CLAIMED -> SKIPPED      handed back from ndone on (not below the high
+ *                           key, no room); ndone is written first
  *   PENDING -> WITHDRAWN    the owner took the page lock itself, or was
  *                           cancelled (CAS: a claimed slot cannot be
  *                           withdrawn, so a tuple is never inserted twice)
@@ -76,10 +79,12 @@
  * that; SetLatch and the waiter's ResetLatch are barriers, so a woken
  * waiter reads the final state.  Every purposeful wake-up of a pending
  * waiter also sets its slot's "woken" flag; a waiter that finds the page
- * free after sleeping, with neither its own flag nor that of another
- * waiter of the page set (that one would take the page and serve it), was
- * woken only by its timeout or a stray latch: a missed wake-up, counted in
- * batch_lost_wakeups (tests require 0; the check can misjudge only a
+ * free after sleeping to its timeout, with neither its own flag nor that
+ * of another waiter of the page set (that one would take the page and
+ * serve it), was missed: counted in batch_lost_wakeups (a stray latch --
+ * a holder's SetLatch for an earlier wait, answered while the waiter
+ * spun -- ends a sleep early without meaning anything; tests require 0;
+ * the check can misjudge only a
  * wake-up that lands in the few instructions between a woken waiter's
  * flag being cleared and its lock attempt).  As a last resort a waiter
  * also wakes every blinkam.debug_batch_wait_timeout (100 ms) to retry;
@@ -142,8 +147,10 @@ typedef struct BlinkBatchSlot
 	Latch	   *latch;
 	uint32		flags;			/* the access method's (blink: check
 								 * uniqueness) */
-	uint16		size;
-	char		payload[BLINKAM_BATCH_MAX_PAYLOAD] pg_attribute_aligned(MAXIMUM_ALIGNOF);
+	uint16		nitems;			/* payloads (a run, in the order offered) */
+	uint16		ndone;			/* how many of them went in (a prefix) */
+	uint16		sizes[BLINKAM_BATCH_MAX_ITEMS];
+	char		payload[BLINKAM_BATCH_MAX_BYTES] pg_attribute_aligned(MAXIMUM_ALIGNOF);
 } BlinkBatchSlot;
 
 typedef struct BlinkBatchShared
@@ -331,43 +338,97 @@ batch_unlock(Relation rel, Buffer buf)
 }
 
 /*
- * For a waiter: this backend wants to add payload (size bytes, with the
- * access method's flags) to the page in buf (pinned, not locked), which
- * another backend holds.  Publish it and wait until a holder adds it
- * (returns true, buf still pinned and unlocked) or this backend gets the
- * page lock itself (returns false with buf exclusively locked and the slot
- * withdrawn or handed back: insert the normal way).  Returns false at
- * once, after locking buf, when batching does not apply.
+ * How many of the payloads sizes[0..n-1] (a run, in order) one slot can
+ * carry.
  */
-bool
-blinkam_batch_wait(Relation rel, Buffer buf, const void *payload, Size size,
-				   uint32 flags)
+int
+blinkam_batch_capacity(const Size *sizes, int n)
+{
+	Size		used = 0;
+	int			k;
+
+	for (k = 0; k < n && k < BLINKAM_BATCH_MAX_ITEMS; k++)
+	{
+		used += MAXALIGN(sizes[k]);
+		if (used > BLINKAM_BATCH_MAX_BYTES)
+			break;
+	}
+	return k;
+}
+
+/*
+ * The waiter's slot has left PENDING or it was woken on purpose: something
+ * to look at without sleeping.
+ */
+static inline bool
+slot_answered(BlinkBatchSlot *s)
+{
+	return pg_atomic_read_u32(&s->state) != SLOT_PENDING ||
+		pg_atomic_read_u32(&s->woken) != 0;
+}
+
+/*
+ * For a waiter: this backend wants to add payloads[0..n-1] (sizes[i]
+ * bytes each, a run in the order the access method wants them offered,
+ * with its flags) to the page in buf (pinned, not locked), which another
+ * backend holds.  Publish them and wait until a holder has taken them or
+ * this backend gets the page lock itself.  Returns how many of them went
+ * in (a holder takes a prefix of the run).  If that is n, buf is still
+ * pinned and unlocked; otherwise it is exclusively locked, the slot is
+ * withdrawn or handed back, and payloads k..n-1 are the caller's to add
+ * the normal way.  When batching does not apply (it is off, or the run
+ * does not fit in a slot: see blinkam_batch_capacity), returns 0 at once,
+ * after locking buf.
+ *
+ * Before it sleeps on its latch, the waiter spins a little
+ * (blinkam.batch_spin rounds) watching its slot: a holder that is already
+ * adding tuples finishes within microseconds, and a sleep and a wake-up
+ * cost more than that.
+ */
+int
+blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
+				   const Size *sizes, int n, uint32 flags)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
-	bool		inserted = false;
+	int			ndone = 0;
+	bool		handed_back = false;
+	bool		spun = false;
 	bool		slept = false;
+	bool		timed_out = false;
+	char	   *dst;
 
-	if (!blinkam_batch_inserts || size > BLINKAM_BATCH_MAX_PAYLOAD || MyProc == NULL)
+	Assert(n > 0);
+	if (!blinkam_batch_inserts || MyProc == NULL ||
+		blinkam_batch_capacity(sizes, n) < n)
 	{
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		return false;
+		return 0;
 	}
+	/* tests: the page may split and be taken by another holder meanwhile */
+	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_PUBLISH);
 	slotno = MyProc->pgprocno;
 	s = &Batch->slots[slotno];
 	/* a slot still in some list cannot be reused yet */
 	if (pg_atomic_read_u32(&s->linked) != 0)
 	{
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		return false;
+		return 0;
 	}
 
 	s->node = rel->rd_node;
 	s->blkno = BufferGetBlockNumber(buf);
 	s->latch = MyLatch;
 	s->flags = flags;
-	s->size = size;
-	memcpy(s->payload, payload, size);
+	s->nitems = n;
+	s->ndone = 0;
+	dst = s->payload;
+	for (int i = 0; i < n; i++)
+	{
+		s->sizes[i] = sizes[i];
+		memcpy(dst, payloads[i], sizes[i]);
+		dst += MAXALIGN(sizes[i]);
+	}
 	pg_atomic_write_u32(&s->woken, 0);
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
 	push_slot(bucket_of(s->node, s->blkno), slotno);
@@ -382,12 +443,11 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *payload, Size size,
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
 		{
-			inserted = st == SLOT_DONE;
-			if (!inserted)
-			{
-				blinkam_count(BLINKAM_COUNTER_BATCH_SKIPS, 1);
+			pg_read_barrier();	/* ndone was written before the state */
+			ndone = s->ndone;
+			handed_back = st == SLOT_SKIPPED;
+			if (handed_back)
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			}
 			break;
 		}
 		/* a wake-up sent to us on purpose is used up by this lock attempt */
@@ -397,18 +457,20 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *payload, Size size,
 		{
 			/*
 			 * The page was let go while we slept, and nobody woke us (or
-			 * another waiter of the page) to take it: only the timeout or
-			 * a stray latch told us.  A missed wake-up.
+			 * another waiter of the page) to take it: only the timeout told
+			 * us.  A missed wake-up.
 			 */
-			if (slept && !was_woken && !sibling_woken(s))
+			if (timed_out && !was_woken && !sibling_woken(s))
 				blinkam_count(BLINKAM_COUNTER_BATCH_LOST_WAKEUPS, 1);
 			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 				break;			/* we hold the page: insert ourselves */
 			/* a holder finished our slot before releasing the lock */
 			st = pg_atomic_read_u32(&s->state);
 			Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
-			inserted = st == SLOT_DONE;
-			if (inserted)
+			pg_read_barrier();
+			ndone = s->ndone;
+			handed_back = st == SLOT_SKIPPED;
+			if (!handed_back)
 				batch_unlock(rel, buf); /* others may have published meanwhile */
 			break;
 		}
@@ -424,19 +486,37 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *payload, Size size,
 			CHECK_FOR_INTERRUPTS();
 			/* interrupts that do not error out: insert the normal way */
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			return false;
+			return 0;
+		}
+
+		/* spin first, once: the holder may be about to answer */
+		if (!spun && blinkam_batch_spin > 0)
+		{
+			spun = true;
+			for (int i = 0; i < blinkam_batch_spin && !slot_answered(s); i++)
+				pg_spin_delay();
+			if (slot_answered(s))
+				continue;
 		}
 
 		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					   blinkam_debug_batch_wait_timeout, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		slept = true;
-		if (rc & WL_TIMEOUT)
+		timed_out = (rc & WL_TIMEOUT) != 0;
+		if (timed_out)
 			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
 	}
 
+	if (handed_back)
+		blinkam_count(ndone == 0 ? BLINKAM_COUNTER_BATCH_SKIPS :
+					  BLINKAM_COUNTER_BATCH_PARTIAL, 1);
+	if (slept)
+		blinkam_count(BLINKAM_COUNTER_BATCH_SLEEPS, 1);
+	else if (spun)
+		blinkam_count(BLINKAM_COUNTER_BATCH_SPINS, 1);
 	pg_atomic_write_u32(&s->state, SLOT_FREE);
-	return inserted;
+	return ndone;
 }
 
 static void batch_abandon(BlinkamBatch *batch);
@@ -468,12 +548,16 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 			batch->nclaimed = drain_bucket(rel->rd_node, blkno, batch->claimed,
 										   BLINKAM_BATCH_CLAIM_MAX, false);
 		for (int i = 0; i < batch->nclaimed; i++)
-			batch->inserted[i] = false;
+			batch->ndone[i] = 0;
 		for (int i = 0; i < batch->nclaimed; i++)
 		{
 			BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
+			const char *payload = s->payload;
 
-			batch->inserted[i] = add(arg, s->payload, s->size, s->flags);
+			/* a run goes in as a prefix: the first refusal ends it */
+			while (batch->ndone[i] < s->nitems &&
+				   add(arg, payload, s->sizes[batch->ndone[i]], s->flags))
+				payload += MAXALIGN(s->sizes[batch->ndone[i]++]);
 		}
 		if (batch->nclaimed > 0)
 			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
@@ -489,7 +573,8 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 
 /*
  * After the WAL record is written and before the page is released: record
- * for every claimed waiter whether its payload went in.  (Their latches
+ * for every claimed waiter how much of its run went in -- DONE if all of
+ * it, else SKIPPED with the count of the prefix that did.  (Their latches
  * are set after the release, by blinkam_batch_wake, to keep the page's
  * lock short.)
  */
@@ -497,20 +582,26 @@ void
 blinkam_batch_finish(BlinkamBatch *batch)
 {
 	int			done = 0;
+	int			runs = 0;
 
 	for (int i = 0; i < batch->nclaimed; i++)
 	{
 		BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
 
-		pg_atomic_write_u32(&s->state, batch->inserted[i] ? SLOT_DONE : SLOT_SKIPPED);
-		if (batch->inserted[i])
-			done++;
+		if (s->nitems > 1 && batch->ndone[i] > 0)
+			runs++;
+		s->ndone = batch->ndone[i];
+		pg_write_barrier();		/* ndone before the state the owner reads */
+		pg_atomic_write_u32(&s->state, batch->ndone[i] == s->nitems ?
+							SLOT_DONE : SLOT_SKIPPED);
+		done += batch->ndone[i];
 	}
 	pg_memory_barrier();
 	if (done > 0)
 	{
 		blinkam_count(BLINKAM_COUNTER_BATCHED_INSERTS, done);
 		blinkam_count(BLINKAM_COUNTER_BATCHES, 1);
+		blinkam_count(BLINKAM_COUNTER_BATCHED_RUNS, runs);
 	}
 }
 
@@ -523,7 +614,7 @@ static void
 batch_abandon(BlinkamBatch *batch)
 {
 	for (int i = 0; i < batch->nclaimed; i++)
-		batch->inserted[i] = false;
+		batch->ndone[i] = 0;
 	blinkam_batch_finish(batch);
 	blinkam_batch_wake(batch);
 	batch->nclaimed = 0;

@@ -19,33 +19,37 @@
 #include "storage/buf.h"
 #include "utils/relcache.h"
 
-#define BLINKAM_BATCH_CLAIM_MAX		256 /* payloads one holder takes */
-#define BLINKAM_BATCH_MAX_PAYLOAD	256 /* larger ones are not published */
+#define BLINKAM_BATCH_CLAIM_MAX		256 /* slots one holder takes */
+#define BLINKAM_BATCH_MAX_BYTES		2048	/* a slot's payloads, each MAXALIGNed */
+#define BLINKAM_BATCH_MAX_ITEMS		64	/* payloads in one slot */
 
 /*
  * The access method's side of a holder: add one waiter's payload to the
  * page copy the holder is building (arg is the holder's own state).
  * Returns true if it went in; false hands it back to its waiter, who then
- * does the work itself.  It may compare and look at the page copy, but
- * must not wait, take locks or touch anything the waiter could not.  It
- * may raise an error: then every claimed payload is handed back.
+ * does the work itself -- with every later payload of the same slot: a
+ * slot's payloads (a run) are offered in order and the holder takes a
+ * prefix.  It may compare and look at the page copy, but must not wait,
+ * take locks or touch anything the waiter could not.  It may raise an
+ * error: then every claimed payload is handed back.
  */
 typedef bool (*BlinkamBatchAddFn) (void *arg, const void *payload, Size size,
 								   uint32 flags);
 
-/* What a holder claimed, and which of it went in. */
+/* What a holder claimed, and how much of each slot's run went in. */
 typedef struct BlinkamBatch
 {
 	int			nclaimed;
 	uint32		claimed[BLINKAM_BATCH_CLAIM_MAX];
-	bool		inserted[BLINKAM_BATCH_CLAIM_MAX];
+	uint16		ndone[BLINKAM_BATCH_CLAIM_MAX];
 } BlinkamBatch;
 
 extern void blinkam_batch_init(void);
 
-/* a waiter */
-extern bool blinkam_batch_wait(Relation rel, Buffer buf, const void *payload,
-							   Size size, uint32 flags);
+/* a waiter: how many of a run fit in a slot, and publish and wait */
+extern int	blinkam_batch_capacity(const Size *sizes, int n);
+extern int	blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
+							   const Size *sizes, int n, uint32 flags);
 
 /* a holder: collect (record being built), finish (record written), wake */
 extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,

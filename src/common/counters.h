@@ -44,7 +44,11 @@
 	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
-	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping although nobody had woken them or another waiter of the page (a missed wake-up)") \
+	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
+	X(BATCHED_RUNS, "batched_runs", "published runs of several tuples (a statement buffer's, for one leaf) that a holder took, whole or in part") \
+	X(BATCH_PARTIAL, "batch_partial", "published runs of which a holder took only the first part and handed the rest back") \
+	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
+	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \

@@ -29,6 +29,7 @@ bool		blinkam_enable_pools = true;
 
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
+int			blinkam_batch_spin = 100;
 bool		blinkam_defer_inserts = true;
 bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 32;
@@ -66,6 +67,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"insert_start", BLINKAM_PAUSE_INSERT_START, false},
 	{"batch_waiter_in", BLINKAM_PAUSE_BATCH_WAITER_IN, false},
 	{"onconflict_presented", BLINKAM_PAUSE_ONCONFLICT_PRESENTED, false},
+	{"batch_publish", BLINKAM_PAUSE_BATCH_PUBLISH, false},
 	{"parallel_seized", BLINKAM_PAUSE_PARALLEL_SEIZED, false},
 	{NULL, 0, false}
 };
@@ -103,6 +105,13 @@ blinkam_define_gucs(void)
 							 "When off, every insert waits for the leaf's lock and inserts itself.",
 							 &blinkam_batch_inserts, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.batch_spin",
+							"How many rounds a backend waiting for a batch spins on its "
+							"slot before it sleeps.",
+							"A holder that is adding published tuples answers within "
+							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
+							&blinkam_batch_spin, 100, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.defer_inserts",
 							 "Buffers a statement's inserts into non-unique blink indexes until it ends.",
 							 "The buffered tuples are added sorted, one WAL record per leaf.  "

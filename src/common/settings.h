@@ -67,6 +67,8 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_ONCONFLICT_PRESENTED, /* an ON CONFLICT target's unique
 										 * blink indexes say btree, before
 										 * ExecOpenIndices */
+	BLINKAM_PAUSE_BATCH_PUBLISH,	/* a waiter found its leaf busy and holds
+									 * a pin on it, before publishing */
 	BLINKAM_PAUSE_PARALLEL_SEIZED	/* a parallel scan backend has seized a
 									 * published position (ADVANCING), before
 									 * it locks the next page */
@@ -78,6 +80,7 @@ typedef enum BlinkamPausePoint
 extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
+extern int	blinkam_batch_spin;
 extern bool blinkam_defer_inserts;
 extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;

@@ -76,34 +76,60 @@ static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
 
 /*
  * The leaf in *bufp is busy: it is pinned, not locked, because another
- * backend holds it.  Publish itup for that backend (batch.c).  Returns true
- * if it inserted the tuple (the pin is released); false with *bufp
- * exclusively locked on the page where key belongs now (it may have split
- * meanwhile), for the caller to check and insert the normal way.
+ * backend holds it.  Publish itups[0..n-1] for that backend (batch.c): a
+ * run in key order whose first tuple belongs on this leaf (*keyp is its
+ * scan key); the holder takes the prefix that is below its high key and
+ * fits.  Returns how many it inserted, and sets landed[0..k-1] (if given)
+ * for them before anything here can fail.  If all, the pin is released;
+ * otherwise *bufp is exclusively locked on the page where the first
+ * tuple not inserted belongs now (the leaf may have split meanwhile, or
+ * the run may go on past its high key), and *keyp is that tuple's scan
+ * key, for the caller to check and insert the rest the normal way.
  */
-static bool
-_blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple itup,
-						BlinkScanInsert key, bool unique)
+static int
+_blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
+						BlinkScanInsert *keyp, bool unique, bool *landed)
 {
-	if (blinkam_batch_wait(rel, *bufp, itup, IndexTupleSize(itup),
-						   unique ? BLINK_BATCH_UNIQUE : 0))
+	const void *payloads[BLINKAM_BATCH_MAX_ITEMS];
+	Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
+	int			k;
+
+	Assert(n > 0 && n <= BLINKAM_BATCH_MAX_ITEMS);
+	for (int i = 0; i < n; i++)
+	{
+		payloads[i] = itups[i];
+		sizes[i] = IndexTupleSize(itups[i]);
+	}
+	k = blinkam_batch_wait(rel, *bufp, payloads, sizes, n,
+						   unique ? BLINK_BATCH_UNIQUE : 0);
+	for (int i = 0; landed && i < k; i++)
+		landed[i] = true;
+	if (k > 0)
 	{
 		/*
-		 * SERIALIZABLE: the holder put our tuple on this leaf in its own
+		 * SERIALIZABLE: the holder put our tuples on this leaf in its own
 		 * transaction's name, so we check for the leaf's predicate locks
-		 * ourselves, now that the entry is there.  A scan that read the
+		 * ourselves, now that the entries are there.  A scan that read the
 		 * leaf before holds a lock on it (or, had it split since, on both
-		 * halves) and is found; one that reads it after finds the entry.
+		 * halves) and is found; one that reads it after finds the entries.
 		 */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WAITER_IN);
 		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(*bufp));
+		blinkam_count(BLINKAM_COUNTER_INSERTS, k);
+	}
+	if (k == n)
+	{
 		ReleaseBuffer(*bufp);
-		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
-		return true;
+		return k;
 	}
 	_blink_checkpage(rel, *bufp);
-	*bufp = _blink_moveright(rel, key, *bufp, BUFFER_LOCK_EXCLUSIVE);
-	return false;
+	if (k > 0)
+	{
+		pfree(*keyp);
+		*keyp = _blink_mkscankey(rel, itups[k]);
+	}
+	*bufp = _blink_moveright(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE);
+	return k;
 }
 
 /*
@@ -178,7 +204,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			 * check and insert our tuple in its batch (batch.c); if it hands
 			 * it back, we do it all ourselves below.
 			 */
-			if (busy && _blink_insert_via_batch(rel, &buf, itup, key, true))
+			if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, true, NULL) == 1)
 			{
 				_blink_free_stack(stack);
 				pfree(key);
@@ -259,7 +285,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 */
 		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
 								  blinkam_batch_inserts ? &busy : NULL);
-		if (busy && _blink_insert_via_batch(rel, &buf, itup, key, false))
+		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
 			pfree(key);
@@ -788,18 +814,31 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		int			m = 0;
 
 		/*
-		 * The last tuple (the only one, for a one-row statement) may be
-		 * handed to the backend holding its leaf, as in blinkinsert; a
-		 * longer run waits for the lock to go in with one record.
+		 * If the leaf is busy, publish the rest of the run (as much as a
+		 * slot carries) for the backend holding it, as in blinkinsert: it
+		 * takes the tuples below its high key that fit, in its own record.
+		 * Those it does not take are ours, with the leaf locked.
 		 */
 		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-								  blinkam_batch_inserts && i == n - 1 ? &busy : NULL);
-		if (busy && _blink_insert_via_batch(rel, &buf, itups[i], key, false))
+								  blinkam_batch_inserts ? &busy : NULL);
+		if (busy)
 		{
-			landed[i] = true;
-			_blink_free_stack(stack);
-			pfree(key);
-			break;
+			Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
+			int			run = Min(n - i, BLINKAM_BATCH_MAX_ITEMS);
+			int			k;
+
+			for (int j = 0; j < run; j++)
+				sizes[j] = IndexTupleSize(itups[i + j]);
+			run = Max(blinkam_batch_capacity(sizes, run), 1);
+			k = _blink_insert_via_batch(rel, &buf, &itups[i], run, &key, false,
+										&landed[i]);
+			i += k;
+			if (k == run)
+			{
+				_blink_free_stack(stack);
+				pfree(key);
+				continue;		/* all taken: on to the rest, if any */
+			}
 		}
 
 		page = BufferGetPage(buf);
