@@ -94,7 +94,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 results=$here/results
 mkdir -p "$results"
 csv=$results/iot-$stamp.csv
-echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,avg_batch,top_waits" >"$csv"
+echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,avg_batch,top_waits,batch_waits" >"$csv"
 
 run_one() {
 	local config=$1 clients=$2 jobs dir lsn0 lsn1 tps rows waits
@@ -147,7 +147,15 @@ run_one() {
 					THEN round((bi.value + b.value)::numeric / b.value, 2)::text ELSE '-' END
 			   FROM blinkam_stats() b, blinkam_stats() bi
 			  WHERE b.name = 'batches' AND bi.name = 'batched_inserts'),
-			'$waits'" >>"$csv"
+			'$waits',
+			(SELECT CASE WHEN sp.value + sl.value > 0
+					THEN 'runs ' || ru.value || ' (' || pa.value || ' cut) spun ' ||
+						round(100.0 * sp.value / (sp.value + sl.value)) || '% of '
+						|| sp.value + sl.value ELSE '-' END
+			   FROM blinkam_stats() ru, blinkam_stats() pa, blinkam_stats() sp,
+					blinkam_stats() sl
+			  WHERE ru.name = 'batched_runs' AND pa.name = 'batch_partial'
+				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps')" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
 }
@@ -168,16 +176,19 @@ png=$results/iot-$stamp.png
 	echo "in one pipeline)."
 	echo "TPS ratio: against heap_btree at the same client count.  avg batch: index"
 	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
+	echo "batch waits: statement-buffer runs that holders took (and how many of them"
+	echo "only in part); the share of waits for a batch answered while spinning,"
+	echo "of all waits that spun or slept."
 	echo
-	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | top wait events |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | batch waits | top wait events |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 	awk -F, 'NR > 1 { row[NR] = $0; if ($1 == "heap_btree") base[$2] = $3 }
 		END {
 			for (i = 2; i <= NR; i++) {
 				split(row[i], f, ",")
 				ratio = (f[2] in base && base[f[2]] > 0) ? sprintf("%.2f", f[3] / base[f[2]]) : "-"
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11], f[12]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11], f[13], f[12]
 			}
 		}' "$csv"
 } >"$md"
