@@ -216,6 +216,30 @@ write_fragment(char *out, const char *image, int begin, int end)
 }
 
 /*
+ * Add the changed run [d, e) to the pending fragment [*fbegin, *fend) if
+ * no more than MATCH_THRESHOLD equal bytes lie between them (a second
+ * header would cost as much); otherwise write the pending fragment, if
+ * any, to out and start a new one.  Returns the bytes written.
+ */
+static inline int
+add_changed_run(char *out, const char *image, int *fbegin, int *fend,
+				int d, int e)
+{
+	int			written = 0;
+
+	if (*fbegin >= 0 && d - *fend <= (int) MATCH_THRESHOLD)
+	{
+		*fend = e;
+		return 0;
+	}
+	if (*fbegin >= 0)
+		written = write_fragment(out, image, *fbegin, *fend);
+	*fbegin = d;
+	*fend = e;
+	return written;
+}
+
+/*
  * Append to out the fragments that turn old into image over [start, end),
  * where only [vstart, vend) of old is comparable (the rest lay in its
  * hole).  Returns the bytes appended: at most end - start plus one header,
@@ -235,8 +259,7 @@ region_delta(char *out, const char *old, const char *image,
 	Assert(vstart <= stop);
 	if (vstart > start)
 	{
-		fbegin = start;
-		fend = vstart;
+		len += add_changed_run(out + len, image, &fbegin, &fend, start, vstart);
 		i = vstart;
 	}
 
@@ -256,31 +279,13 @@ region_delta(char *out, const char *old, const char *image,
 		while (e < stop && old[e] != image[e])
 			e++;
 		/* [d, e) is a maximal run of changed bytes */
-		if (fbegin >= 0 && d - fend <= (int) MATCH_THRESHOLD)
-			fend = e;
-		else
-		{
-			if (fbegin >= 0)
-				len += write_fragment(out + len, image, fbegin, fend);
-			fbegin = d;
-			fend = e;
-		}
+		len += add_changed_run(out + len, image, &fbegin, &fend, d, e);
 		i = e;
 	}
 
 	/* the part of the region that lay in the old page's hole, at its end */
 	if (stop < end)
-	{
-		if (fbegin >= 0 && stop - fend <= (int) MATCH_THRESHOLD)
-			fend = end;
-		else
-		{
-			if (fbegin >= 0)
-				len += write_fragment(out + len, image, fbegin, fend);
-			fbegin = stop;
-			fend = end;
-		}
-	}
+		len += add_changed_run(out + len, image, &fbegin, &fend, stop, end);
 	if (fbegin >= 0)
 		len += write_fragment(out + len, image, fbegin, fend);
 	return len;
@@ -363,14 +368,12 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 		 * applied as redo applies it.
 		 */
 		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
-		{
-			memcpy(page, p->image, hdr->pd_lower);
-			memcpy(page + hdr->pd_upper, p->image + hdr->pd_upper,
-				   BLCKSZ - hdr->pd_upper);
-		}
+			copy_page(page, p->image);
 		else
+		{
 			apply_delta(page, gxlog_delta[i], deltalen[i]);
-		memset(page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+			memset(page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+		}
 		MarkBufferDirty(p->buffer);
 
 		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
