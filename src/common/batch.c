@@ -368,6 +368,19 @@ slot_answered(BlinkBatchSlot *s)
 }
 
 /*
+ * A waiter's slot that a holder finished (st is DONE or SKIPPED): how many
+ * of its run went in.  Returns true if the rest was handed back.
+ */
+static inline bool
+slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone)
+{
+	Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
+	pg_read_barrier();			/* ndone was written before the state */
+	*ndone = s->ndone;
+	return st == SLOT_SKIPPED;
+}
+
+/*
  * For a waiter: this backend wants to add payloads[0..n-1] (sizes[i]
  * bytes each, a run in the order the access method wants them offered,
  * with its flags) to the page in buf (pinned, not locked), which another
@@ -443,9 +456,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
 		{
-			pg_read_barrier();	/* ndone was written before the state */
-			ndone = s->ndone;
-			handed_back = st == SLOT_SKIPPED;
+			handed_back = slot_outcome(s, st, &ndone);
 			if (handed_back)
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			break;
@@ -465,11 +476,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 				break;			/* we hold the page: insert ourselves */
 			/* a holder finished our slot before releasing the lock */
-			st = pg_atomic_read_u32(&s->state);
-			Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
-			pg_read_barrier();
-			ndone = s->ndone;
-			handed_back = st == SLOT_SKIPPED;
+			handed_back = slot_outcome(s, pg_atomic_read_u32(&s->state), &ndone);
 			if (!handed_back)
 				batch_unlock(rel, buf); /* others may have published meanwhile */
 			break;

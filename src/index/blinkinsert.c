@@ -76,15 +76,17 @@ static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
 
 /*
  * The leaf in *bufp is busy: it is pinned, not locked, because another
- * backend holds it.  Publish itups[0..n-1] for that backend (batch.c): a
- * run in key order whose first tuple belongs on this leaf (*keyp is its
- * scan key); the holder takes the prefix that is below its high key and
- * fits.  Returns how many it inserted, and sets landed[0..k-1] (if given)
- * for them before anything here can fail.  If all, the pin is released;
- * otherwise *bufp is exclusively locked on the page where the first
- * tuple not inserted belongs now (the leaf may have split meanwhile, or
- * the run may go on past its high key), and *keyp is that tuple's scan
- * key, for the caller to check and insert the rest the normal way.
+ * backend holds it.  Publish for that backend (batch.c) as much of
+ * itups[0..n-1] as a slot carries (at least the first tuple): a run in key
+ * order whose first tuple belongs on this leaf (*keyp is its scan key);
+ * the holder takes the prefix that is below its high key and fits.
+ * Returns how many it inserted, and sets landed[0..k-1] (if given) for
+ * them before anything here can fail.  If it inserted all it published,
+ * the pin is released and *bufp set to InvalidBuffer; otherwise *bufp is
+ * exclusively locked on the page where the first tuple not inserted
+ * belongs now (the leaf may have split meanwhile, or the run may go on
+ * past its high key), and *keyp is that tuple's scan key, for the caller
+ * to check and insert the rest the normal way.
  */
 static int
 _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
@@ -94,12 +96,15 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
 	int			k;
 
-	Assert(n > 0 && n <= BLINKAM_BATCH_MAX_ITEMS);
+	Assert(n > 0);
+	n = Min(n, BLINKAM_BATCH_MAX_ITEMS);
 	for (int i = 0; i < n; i++)
 	{
 		payloads[i] = itups[i];
 		sizes[i] = IndexTupleSize(itups[i]);
 	}
+	/* (a first tuple too large for a slot makes the wait lock at once) */
+	n = Max(blinkam_batch_capacity(sizes, n), 1);
 	k = blinkam_batch_wait(rel, *bufp, payloads, sizes, n,
 						   unique ? BLINK_BATCH_UNIQUE : 0);
 	for (int i = 0; landed && i < k; i++)
@@ -120,6 +125,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	if (k == n)
 	{
 		ReleaseBuffer(*bufp);
+		*bufp = InvalidBuffer;
 		return k;
 	}
 	_blink_checkpage(rel, *bufp);
@@ -823,17 +829,9 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 								  blinkam_batch_inserts ? &busy : NULL);
 		if (busy)
 		{
-			Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
-			int			run = Min(n - i, BLINKAM_BATCH_MAX_ITEMS);
-			int			k;
-
-			for (int j = 0; j < run; j++)
-				sizes[j] = IndexTupleSize(itups[i + j]);
-			run = Max(blinkam_batch_capacity(sizes, run), 1);
-			k = _blink_insert_via_batch(rel, &buf, &itups[i], run, &key, false,
-										&landed[i]);
-			i += k;
-			if (k == run)
+			i += _blink_insert_via_batch(rel, &buf, &itups[i], n - i, &key,
+										 false, &landed[i]);
+			if (!BufferIsValid(buf))
 			{
 				_blink_free_stack(stack);
 				pfree(key);
