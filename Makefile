@@ -48,6 +48,7 @@ OBJS = \
 	src/table/blinkheap_dml.o \
 	src/table/blinkheap_fetch.o \
 	src/table/blinkheap_handler.o \
+	src/table/blinkheap_hot.o \
 	src/table/blinkheap_page.o \
 	src/table/blinkheap_pool.o \
 	src/table/blinkheap_rewrite.o \

@@ -23,6 +23,8 @@ $node->init;
 $node->append_conf('postgresql.conf', qq(
 shared_preload_libraries = 'blinkam'
 max_connections = 100
+# the blinkheap table's inserters share one hot page, where they batch
+blinkam.hot_insert_pages = 1
 synchronous_commit = off
 shared_buffers = 256MB
 bgwriter_lru_maxpages = 0
@@ -113,6 +115,13 @@ my $batches = $node->safe_psql('postgres',
 note("batched_inserts $batched in $batches batches");
 ok($batched > 0, 'backends inserted tuples published by others');
 ok($batches > 0 && $batched >= $batches, 'batches counted');
+my $hbatched = $node->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'blinkheap_batched_inserts'");
+my $hbatches = $node->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'blinkheap_batches'");
+note("blinkheap_batched_inserts $hbatched in $hbatches batches");
+ok($hbatches > 0 && $hbatched >= $hbatches,
+	"blinkheap holders put other backends' rows on the hot page in their records");
 my $runs = $node->safe_psql('postgres',
 	"SELECT value FROM blinkam_stats() WHERE name = 'batched_runs'");
 note("batched_runs $runs");

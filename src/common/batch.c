@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * batch.c
- *	  Cooperative batch inserts on hot pages (blink leaves today).
+ *	  Cooperative batch inserts on hot pages (blink leaves and blinkheap
+ *	  insert pages).
  *
  * When many backends insert into the same page, each would wait for the
  * exclusive page lock, then pay for its own generic WAL record (a copy
@@ -91,6 +92,31 @@
  * such timeouts are counted in batch_wait_timeouts (a holder descheduled
  * that long on an overloaded machine causes them too).
  *
+ * Announced holders.  The argument above needs every release of the page
+ * to look at the wait list.  blink has one unlock for its pages, but a
+ * blinkheap page is locked and let go in many places (scans, fetches,
+ * updates, VACUUM; PostgreSQL's own code too).  So a blinkheap waiter
+ * (announced = true) sleeps only while an inserter that will look at the
+ * list holds the page: such a holder, once it has the page lock, adds one
+ * to the "holders" count of the page's bucket (blinkam_batch_announce)
+ * and, to let go, subtracts it and then unlocks and looks at the list
+ * (blinkam_batch_release).  A waiter that pushed its slot and failed to
+ * get the lock reads the count: at zero, it withdraws its slot and waits
+ * for the page lock the ordinary way (LockBuffer); otherwise it sleeps.
+ * Why that loses no wake-up: the waiter's push, a full barrier, its read
+ * of the count; the holder's subtraction (a full barrier), its release,
+ * its look at the list.  If the waiter saw the count still raised, the
+ * subtraction came after that read, so the holder's look comes after the
+ * push and finds the slot (or a backend that popped it in between handles
+ * it, as above).  A count raised by a holder of another page of the same
+ * bucket is harmless: that holder's release wakes the waiter (a slot of
+ * another page), which tries again.  The count is bucket-wide, not per
+ * page, so it costs no table of pages; an error between announce and
+ * release is repaired by the abort callback, which takes the count back
+ * before it wakes every waiter.  A waiter woken to take the page that
+ * then takes it the ordinary way releases it through blinkam_batch_release
+ * as well, so the rest of the list is not stranded.
+ *
  * What a holder may do for a waiter is the access method's contract (for
  * blink, _blink_batch_add in blinkinsert.c: a tuple of a unique index is
  * accepted only if no entry with its key exists; otherwise the waiter
@@ -150,6 +176,8 @@ typedef struct BlinkBatchSlot
 	uint16		nitems;			/* payloads (a run, in the order offered) */
 	uint16		ndone;			/* how many of them went in (a prefix) */
 	uint16		sizes[BLINKAM_BATCH_MAX_ITEMS];
+	uint32		results[BLINKAM_BATCH_MAX_ITEMS];	/* the add callback's, for
+													 * the payloads taken */
 	char		payload[BLINKAM_BATCH_MAX_BYTES] pg_attribute_aligned(MAXIMUM_ALIGNOF);
 } BlinkBatchSlot;
 
@@ -157,10 +185,15 @@ typedef struct BlinkBatchShared
 {
 	int			nslots;
 	pg_atomic_uint32 heads[BATCH_BUCKETS];	/* slot + 1, 0: empty */
+	pg_atomic_uint32 holders[BATCH_BUCKETS];	/* announced holders of the
+												 * bucket's pages */
 	BlinkBatchSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } BlinkBatchShared;
 
 static BlinkBatchShared *Batch = NULL;
+
+/* the holders count this backend raised (blinkam_batch_announce), if any */
+static pg_atomic_uint32 *announced_at = NULL;
 
 static int
 batch_nslots(void)
@@ -185,7 +218,10 @@ batch_shmem_init(void)
 	{
 		Batch->nslots = batch_nslots();
 		for (int i = 0; i < BATCH_BUCKETS; i++)
+		{
 			pg_atomic_init_u32(&Batch->heads[i], 0);
+			pg_atomic_init_u32(&Batch->holders[i], 0);
+		}
 		for (int i = 0; i < Batch->nslots; i++)
 		{
 			pg_atomic_init_u32(&Batch->slots[i].state, SLOT_FREE);
@@ -195,13 +231,25 @@ batch_shmem_init(void)
 	}
 }
 
-static inline pg_atomic_uint32 *
-bucket_of(RelFileNode node, BlockNumber blkno)
+static inline int
+bucket_index(RelFileNode node, BlockNumber blkno)
 {
 	uint32		h = node.relNode * 0x9E3779B1u ^ node.dbNode * 0x85EBCA6Bu ^
 		blkno * 0xC2B2AE35u;
 
-	return &Batch->heads[(h ^ (h >> 16)) % BATCH_BUCKETS];
+	return (h ^ (h >> 16)) % BATCH_BUCKETS;
+}
+
+static inline pg_atomic_uint32 *
+bucket_of(RelFileNode node, BlockNumber blkno)
+{
+	return &Batch->heads[bucket_index(node, blkno)];
+}
+
+static inline pg_atomic_uint32 *
+holders_of(RelFileNode node, BlockNumber blkno)
+{
+	return &Batch->holders[bucket_index(node, blkno)];
 }
 
 static void
@@ -369,15 +417,31 @@ slot_answered(BlinkBatchSlot *s)
 
 /*
  * A waiter's slot that a holder finished (st is DONE or SKIPPED): how many
- * of its run went in.  Returns true if the rest was handed back.
+ * of its run went in, and (if results is not NULL) the add callback's
+ * result for each of those.  Returns true if the rest was handed back.
  */
 static inline bool
-slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone)
+slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone, uint32 *results)
 {
 	Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
-	pg_read_barrier();			/* ndone was written before the state */
+	pg_read_barrier();			/* ndone and results were written before
+								 * the state */
 	*ndone = s->ndone;
+	if (results)
+		memcpy(results, s->results, sizeof(uint32) * *ndone);
 	return st == SLOT_SKIPPED;
+}
+
+/*
+ * An announced-holders waiter (see "Announced holders") whose lock attempt
+ * failed: may it sleep?  Not if no inserter that will look at the list
+ * holds a page of its bucket.
+ */
+static inline bool
+holder_announced(BlinkBatchSlot *s)
+{
+	pg_memory_barrier();		/* our push before the read of the count */
+	return pg_atomic_read_u32(holders_of(s->node, s->blkno)) != 0;
 }
 
 /*
@@ -391,7 +455,14 @@ slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone)
  * withdrawn or handed back, and payloads k..n-1 are the caller's to add
  * the normal way.  When batching does not apply (it is off, or the run
  * does not fit in a slot: see blinkam_batch_capacity), returns 0 at once,
- * after locking buf.
+ * after locking buf.  results, if not NULL, receives the add callback's
+ * result for each payload that went in.
+ *
+ * announced: the page's other lockers do not look at the wait list (see
+ * "Announced holders"); wait on the slot only while an announced holder
+ * is there, and otherwise for the page lock.  A caller that gets buf back
+ * locked must let it go through blinkam_batch_release: it may have been
+ * woken to serve the page's other waiters.
  *
  * Before it sleeps on its latch, the waiter spins a little
  * (blinkam.batch_spin rounds) watching its slot: a holder that is already
@@ -400,7 +471,8 @@ slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone)
  */
 int
 blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
-				   const Size *sizes, int n, uint32 flags)
+				   const Size *sizes, int n, uint32 flags, bool announced,
+				   uint32 *results)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
@@ -413,7 +485,9 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 
 	Assert(n > 0);
 	if (!blinkam_batch_inserts || MyProc == NULL ||
-		blinkam_batch_capacity(sizes, n) < n)
+		blinkam_batch_capacity(sizes, n) < n ||
+		(announced &&
+		 pg_atomic_read_u32(holders_of(rel->rd_node, BufferGetBlockNumber(buf))) == 0))
 	{
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		return 0;
@@ -456,7 +530,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
 		{
-			handed_back = slot_outcome(s, st, &ndone);
+			handed_back = slot_outcome(s, st, &ndone, results);
 			if (handed_back)
 				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			break;
@@ -476,7 +550,8 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 				break;			/* we hold the page: insert ourselves */
 			/* a holder finished our slot before releasing the lock */
-			handed_back = slot_outcome(s, pg_atomic_read_u32(&s->state), &ndone);
+			handed_back = slot_outcome(s, pg_atomic_read_u32(&s->state), &ndone,
+									   results);
 			if (!handed_back)
 				batch_unlock(rel, buf); /* others may have published meanwhile */
 			break;
@@ -494,6 +569,19 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			/* interrupts that do not error out: insert the normal way */
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			return 0;
+		}
+
+		/*
+		 * No announced holder has the page (a reader, VACUUM or an insert
+		 * that has not announced itself yet): nobody would wake us, so
+		 * wait for the page lock itself.  (A claimed slot is about to be
+		 * finished: wait for that instead.)
+		 */
+		if (announced && st == SLOT_PENDING && !holder_announced(s) &&
+			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+		{
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			break;
 		}
 
 		/* spin first, once: the holder may be about to answer */
@@ -527,6 +615,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 }
 
 static void batch_abandon(BlinkamBatch *batch);
+static void batch_unannounce(void);
 
 /*
  * For a holder of page blkno of rel (locked exclusively, its own change
@@ -563,7 +652,8 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 
 			/* a run goes in as a prefix: the first refusal ends it */
 			while (batch->ndone[i] < s->nitems &&
-				   add(arg, payload, s->sizes[batch->ndone[i]], s->flags))
+				   add(arg, payload, s->sizes[batch->ndone[i]], s->flags,
+					   &s->results[batch->ndone[i]]))
 				payload += MAXALIGN(s->sizes[batch->ndone[i]++]);
 		}
 		if (batch->nclaimed > 0)
@@ -650,6 +740,46 @@ blinkam_batch_after_release(Relation rel, BlockNumber blkno)
 }
 
 /*
+ * For a holder of page blkno of rel that the page's other lockers do not
+ * wake waiters of (blinkheap): having just locked it exclusively, say that
+ * we will look at its wait list when we let it go (see "Announced
+ * holders").  One page at a time; blinkam_batch_release ends it.
+ */
+void
+blinkam_batch_announce(Relation rel, BlockNumber blkno)
+{
+	Assert(announced_at == NULL);
+	announced_at = holders_of(rel->rd_node, blkno);
+	pg_atomic_fetch_add_u32(announced_at, 1);
+}
+
+/*
+ * Unlock buf, a page of rel that may have waiters of the announced kind:
+ * take back our announcement, if any, then unlock and wake whoever
+ * published for the page meanwhile.  The pin stays.
+ */
+void
+blinkam_batch_release(Relation rel, Buffer buf)
+{
+	batch_unannounce();			/* a full barrier, before the release */
+	batch_unlock(rel, buf);
+}
+
+/*
+ * Take back this backend's announcement, if any: at a release, and after
+ * an error between announce and release.
+ */
+static void
+batch_unannounce(void)
+{
+	if (announced_at != NULL)
+	{
+		pg_atomic_fetch_sub_u32(announced_at, 1);
+		announced_at = NULL;
+	}
+}
+
+/*
  * After an error: the page locks this backend held were released by
  * LWLockReleaseAll, not by the access method's unlock, so nobody looked
  * at their wait
@@ -676,7 +806,10 @@ static void
 batch_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
+		batch_unannounce();
 		batch_wake_all();
+	}
 }
 
 static void
@@ -684,7 +817,10 @@ batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 							  SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		batch_unannounce();
 		batch_wake_all();
+	}
 }
 
 /* From _PG_init: shared memory and the abort callbacks. */

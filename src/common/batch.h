@@ -31,10 +31,12 @@
  * slot's payloads (a run) are offered in order and the holder takes a
  * prefix.  It may compare and look at the page copy, but must not wait,
  * take locks or touch anything the waiter could not.  It may raise an
- * error: then every claimed payload is handed back.
+ * error: then every claimed payload is handed back.  *result, when it
+ * accepts, is what its waiter learns of the payload's place (blinkheap:
+ * the offset of the tuple on the page; blink: unused).
  */
 typedef bool (*BlinkamBatchAddFn) (void *arg, const void *payload, Size size,
-								   uint32 flags);
+								   uint32 flags, uint32 *result);
 
 /* What a holder claimed, and how much of each slot's run went in. */
 typedef struct BlinkamBatch
@@ -49,7 +51,8 @@ extern void blinkam_batch_init(void);
 /* a waiter: how many of a run fit in a slot, and publish and wait */
 extern int	blinkam_batch_capacity(const Size *sizes, int n);
 extern int	blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
-							   const Size *sizes, int n, uint32 flags);
+							   const Size *sizes, int n, uint32 flags,
+							   bool announced, uint32 *results);
 
 /* a holder: collect (record being built), finish (record written), wake */
 extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,
@@ -60,5 +63,9 @@ extern void blinkam_batch_wake(BlinkamBatch *batch);
 
 /* whoever releases a lock of a page that may have waiters */
 extern void blinkam_batch_after_release(Relation rel, BlockNumber blkno);
+
+/* an access method whose other lockers do not wake waiters: announced holders */
+extern void blinkam_batch_announce(Relation rel, BlockNumber blkno);
+extern void blinkam_batch_release(Relation rel, Buffer buf);
 
 #endif							/* BLINKAM_BATCH_H */

@@ -40,8 +40,8 @@
 	X(POOL_PAGES_STRANDED, "pool_pages_stranded", "pages of recycled pool slots the return queue had no room for (VACUUM or the start-up sweep finds them)") \
 	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \
 	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
-	X(BATCHED_INSERTS, "batched_inserts", "index tuples inserted by another backend, from a wait list") \
-	X(BATCHES, "batches", "leaf inserts that also inserted waiters' tuples") \
+	X(BATCHED_INSERTS, "batched_inserts", "tuples (blink entries, blinkheap rows) inserted by another backend, from a wait list") \
+	X(BATCHES, "batches", "inserts (blink leaves, blinkheap pages) that also inserted waiters' tuples") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
@@ -52,7 +52,9 @@
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
-	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record)") \
+	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record; a batch is one record)") \
+	X(BLINKHEAP_BATCHED_INSERTS, "blinkheap_batched_inserts", "blinkheap rows put on their page by another backend, from a wait list (also in batched_inserts)") \
+	X(BLINKHEAP_BATCHES, "blinkheap_batches", "blinkheap inserts that also put waiters' rows on the page (also in batches)") \
 	X(BLINKHEAP_VACUUM_REMOVED, "blinkheap_vacuum_removed", "dead tuples VACUUM removed from blinkheap tables") \
 	X(BLINKHEAP_VACUUM_FROZEN, "blinkheap_vacuum_frozen", "tuples VACUUM froze in blinkheap tables") \
 	X(CSN_ASSIGNED, "csn_assigned", "commit sequence numbers given to committing transactions that wrote blinkheap tuples") \

@@ -30,6 +30,7 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
+int			blinkam_hot_insert_pages = 0;
 bool		blinkam_defer_inserts = true;
 bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 32;
@@ -69,6 +70,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"onconflict_presented", BLINKAM_PAUSE_ONCONFLICT_PRESENTED, false},
 	{"batch_publish", BLINKAM_PAUSE_BATCH_PUBLISH, false},
 	{"parallel_seized", BLINKAM_PAUSE_PARALLEL_SEIZED, false},
+	{"heap_vacuum_locked", BLINKAM_PAUSE_HEAP_VACUUM_LOCKED, false},
 	{NULL, 0, false}
 };
 
@@ -111,6 +113,15 @@ blinkam_define_gucs(void)
 							"A holder that is adding published tuples answers within "
 							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
 							&blinkam_batch_spin, 100, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.hot_insert_pages",
+							"How many insert pages the inserters of a blinkheap table share.",
+							"Single-row inserts into a blinkheap table go to one of this many "
+							"shared pages (by backend), where one inserter adds the rows of the "
+							"others waiting for the page in one WAL record.  0 (the default): "
+							"each backend inserts into its own page, as heap does, and batches "
+							"form only where backends meet on a page.",
+							&blinkam_hot_insert_pages, 0, 0, BLINKAM_HOT_PAGES_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.defer_inserts",
 							 "Buffers a statement's inserts into non-unique blink indexes until it ends.",

@@ -69,9 +69,11 @@ typedef enum BlinkamPausePoint
 										 * ExecOpenIndices */
 	BLINKAM_PAUSE_BATCH_PUBLISH,	/* a waiter found its leaf busy and holds
 									 * a pin on it, before publishing */
-	BLINKAM_PAUSE_PARALLEL_SEIZED	/* a parallel scan backend has seized a
+	BLINKAM_PAUSE_PARALLEL_SEIZED,	/* a parallel scan backend has seized a
 									 * published position (ADVANCING), before
 									 * it locks the next page */
+	BLINKAM_PAUSE_HEAP_VACUUM_LOCKED	/* blinkheap VACUUM holds a page's
+										 * cleanup lock, before pruning it */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -81,6 +83,9 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
+extern int	blinkam_hot_insert_pages;
+
+#define BLINKAM_HOT_PAGES_MAX	16	/* blinkam.hot_insert_pages at most */
 extern bool blinkam_defer_inserts;
 extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;

@@ -106,7 +106,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	/* (a first tuple too large for a slot makes the wait lock at once) */
 	n = Max(blinkam_batch_capacity(sizes, n), 1);
 	k = blinkam_batch_wait(rel, *bufp, payloads, sizes, n,
-						   unique ? BLINK_BATCH_UNIQUE : 0);
+						   unique ? BLINK_BATCH_UNIQUE : 0, false, NULL);
 	for (int i = 0; landed && i < k; i++)
 		landed[i] = true;
 	if (k > 0)
@@ -656,7 +656,8 @@ typedef struct BlinkBatchTarget
  * to the page copy of the holder's record if _blink_batch_accept agrees.
  */
 static bool
-_blink_batch_add(void *arg, const void *payload, Size size, uint32 flags)
+_blink_batch_add(void *arg, const void *payload, Size size, uint32 flags,
+				 uint32 *result)
 {
 	BlinkBatchTarget *target = (BlinkBatchTarget *) arg;
 	IndexTuple	itup = (IndexTuple) payload;

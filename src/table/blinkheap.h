@@ -175,6 +175,18 @@ extern Buffer _bh_pool_page(Relation rel, Size need, Size save,
 extern void blinkheap_init(void);
 extern OffsetNumber _bh_place_tuple(Relation rel, Page page, BlockNumber blkno,
 									HeapTuple tuple);
+extern OffsetNumber _bh_add_tuple_bytes(Page page, BlockNumber blkno,
+										const void *data, Size len);
+
+/* blinkheap_hot.c */
+extern bool _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp,
+						   bool *is_new, BlockNumber *hot);
+extern bool _bh_hot_adopt(Relation rel, BlockNumber hot, BlockNumber blkno);
+extern void _bh_insert_write(Relation rel, Buffer buf, bool is_new,
+							 HeapTuple tup, uint32 specToken,
+							 bool record_free_space);
+extern void _bh_hot_forget(Relation rel);
+extern void blinkheap_hot_init(void);
 
 /* blinkheap_visibility.c */
 extern bool _bh_satisfies(HeapTuple tuple, Snapshot snapshot, Buffer buffer);

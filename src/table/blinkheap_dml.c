@@ -571,6 +571,11 @@ _bh_prepare_insert(Relation rel, HeapTuple tup, TransactionId xid,
  * released here: on return the tuple is on its page and in WAL.  No
  * buffer lock or pin is held on entry or on return.
  *
+ * A plain insert (no bulk insert state, not speculative) tries the table's
+ * hot page first, where another backend holding the page may put the
+ * tuple on it for us in its own record (blinkheap_hot.c).  Whoever holds
+ * the page writes it with the tuples others published meanwhile.
+ *
  * A non-zero specToken makes it a speculative insertion (INSERT ... ON
  * CONFLICT): the stored tuple's t_ctid carries the token instead of its
  * own TID, in the same record, until blinkheap_tuple_complete_speculative
@@ -582,34 +587,32 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 {
 	TransactionId xid = _bh_writer_xid();
 	HeapTuple	heaptup;
-	Buffer		buf;
-	bool		is_new;
-	BlinkamXLogState *state;
-	Page		page;
-	OffsetNumber off;
+	Buffer		buf = InvalidBuffer;
+	bool		is_new = false;
+	bool		plain = bistate == NULL && specToken == 0;
+	bool		not_hot = false;
+	BlockNumber hot = InvalidBlockNumber;
 
 	heaptup = _bh_prepare_insert(rel, tup, xid, cid, options);
 	_bh_check_tuple_size(rel, heaptup->t_len);
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
-	buf = _bh_get_insert_page(rel, heaptup->t_len, InvalidBuffer, bistate,
-							  &is_new);
-	state = blinkam_xlog_start(rel);
-	page = blinkam_xlog_register(state, buf,
-									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
-	if (is_new)
-		_bh_init_page(page);
-	off = _bh_place_tuple(rel, page, BufferGetBlockNumber(buf), heaptup);
-	_bh_stamp_xmins(page);
-	if (specToken != 0)
-		HeapTupleHeaderSetSpeculativeToken(_bh_page_tuple(page, off),
-										   specToken);
-	blinkam_xlog_finish(state);
-	UnlockReleaseBuffer(buf);
-
+	if (plain && _bh_hot_insert(rel, heaptup, &buf, &is_new, &hot))
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);	/* batched */
+	else
+	{
+		if (!BufferIsValid(buf))
+		{
+			buf = _bh_get_insert_page(rel, heaptup->t_len, InvalidBuffer,
+									  bistate, &is_new);
+			if (plain)
+				not_hot = _bh_hot_adopt(rel, hot, BufferGetBlockNumber(buf));
+		}
+		_bh_insert_write(rel, buf, is_new, heaptup, specToken, not_hot);
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
+	}
 	pgstat_count_heap_insert(rel, 1);
-	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);
-	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	if (heaptup != tup)
 	{
 		tup->t_self = heaptup->t_self;

@@ -12,10 +12,10 @@
  * never made it (an error between extension and the record, or a crash);
  * scans skip it and the insert path initializes it.
  *
- * Finding an insert page (_bh_get_insert_page) is kept in one function so
- * that page pools and cooperative batching can be slotted in later.  The
- * order: the relation's cached target block, then the free space map, then
- * a new block.  A new block is returned zero-filled and locked; whoever
+ * Finding an insert page (_bh_get_insert_page) is kept in one function.
+ * The order: the relation's cached target block, then the free space map,
+ * then a zero page from the table's pool, then a new block.  (A plain
+ * single-row insert first tries the table's hot page: blinkheap_hot.c.)  A new block is returned zero-filled and locked; whoever
  * writes it first initializes it inside that same generic WAL record,
  * registered with GENERIC_XLOG_FULL_IMAGE, so no WAL record ever describes
  * a half-initialized page.
@@ -168,17 +168,34 @@ OffsetNumber
 _bh_place_tuple(Relation rel, Page page, BlockNumber blkno, HeapTuple tuple)
 {
 	OffsetNumber off;
-	HeapTupleHeader stored;
 
-	off = PageAddItemExtended(page, (Item) tuple->t_data, tuple->t_len,
-							  InvalidOffsetNumber, PAI_IS_HEAP);
+	off = _bh_add_tuple_bytes(page, blkno, tuple->t_data, tuple->t_len);
 	if (off == InvalidOffsetNumber)
 		elog(ERROR, "failed to add tuple to page %u of blinkheap table \"%s\"",
 			 blkno, RelationGetRelationName(rel));
 	ItemPointerSet(&tuple->t_self, blkno, off);
-	stored = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
-	stored->t_ctid = tuple->t_self;
 	tuple->t_data->t_ctid = tuple->t_self;
+	return off;
+}
+
+/*
+ * The part of _bh_place_tuple that touches only the page: add a prepared
+ * tuple's len bytes (not changed: they may be another backend's, in
+ * shared memory) and set the stored copy's t_ctid to its new TID.
+ * Returns its offset, or InvalidOffsetNumber if the page had no room.
+ */
+OffsetNumber
+_bh_add_tuple_bytes(Page page, BlockNumber blkno, const void *data, Size len)
+{
+	OffsetNumber off;
+	HeapTupleHeader stored;
+
+	off = PageAddItemExtended(page, (Item) data, len, InvalidOffsetNumber,
+							  PAI_IS_HEAP);
+	if (off == InvalidOffsetNumber)
+		return InvalidOffsetNumber;
+	stored = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+	ItemPointerSet(&stored->t_ctid, blkno, off);
 	return off;
 }
 

@@ -102,5 +102,6 @@ void
 blinkheap_init(void)
 {
 	blinkam_register_relation_kind(&blinkheap_relation_kind);
+	blinkheap_hot_init();
 	blinkheap_csn_init();
 }

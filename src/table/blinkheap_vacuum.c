@@ -71,6 +71,7 @@
 
 #include "common/counters.h"
 #include "common/gxlog.h"
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 typedef struct BhVacState
@@ -405,6 +406,7 @@ _bh_vac_truncate(BhVacState *vs)
 		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 									 PROGRESS_VACUUM_PHASE_TRUNCATE);
 		RelationTruncate(vs->rel, newblocks);
+		_bh_hot_forget(vs->rel);
 		vs->rel_pages = newblocks;
 		ereport(DEBUG1,
 				(errmsg("\"%s\": truncated %u to %u pages",
@@ -499,6 +501,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 			}
 			LockBufferForCleanup(buf);
 		}
+		/* tests: an insert meets a page locked by something else */
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_VACUUM_LOCKED);
 		vs.scanned_pages++;
 		pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
 									 vs.scanned_pages);

@@ -1,0 +1,274 @@
+# Cooperative batch inserts on blinkheap's hot insert page, forced
+# interleavings.  A holder made to keep the page (blinkam.debug_batch_delay,
+# between its own tuple and its record) lets other inserters find it locked
+# and publish their rows; then:
+#   1. it puts them on the page in its record; each waiter's RETURNING ctid
+#      names the row it inserted;
+#   2. a waiter cancelled while published (statement_timeout) withdraws:
+#      its row is nowhere;
+#   3. a holder that errors out after claiming the waiters' rows hands them
+#      back, and the waiters insert them themselves;
+#   4. rows that do not fit are handed back, and their owners put them on
+#      another page;
+#   5. a holder whose session does not batch, or that fails before its
+#      record, wakes its waiters (its release, or the abort);
+#   6. a page held by something other than an insert (VACUUM's cleanup
+#      lock): an insert does not sleep on a batch slot, it waits for the
+#      page lock.
+# Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
+# shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
+# table (blinkheap_check) and, where there is one, the blink index.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my $node = PostgreSQL::Test::Cluster->new('heapbatch');
+$node->init;
+$node->append_conf('postgresql.conf', qq(
+shared_preload_libraries = 'blinkam'
+max_connections = 60
+# every inserter of a table uses its one hot page
+blinkam.hot_insert_pages = 1
+));
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
+
+# Run SQL in a background psql; returns [handle, \$out, \$err].
+sub bg
+{
+	my ($sql) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
+		'>', \$out, '2>', \$err);
+	return [ $h, \$out, \$err ];
+}
+
+sub counter
+{
+	my ($name) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
+}
+
+# Start a holder: a one-row INSERT (after its SET lines) that keeps the
+# table's hot page; return once it is running and has had time to get it.
+sub start_holder
+{
+	my ($sets, $table, $value) = @_;
+	my $h = bg("$sets INSERT INTO $table VALUES ($value) /* holder */");
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%/* holder */%'
+		   AND state = 'active' AND pid <> pg_backend_pid()")
+	  or die 'holder did not start';
+	sleep(1);
+	return $h;
+}
+
+# A waiter: a one-row insert returning the TID it was given.
+sub waiter
+{
+	my ($table, $value, $sets) = @_;
+	$sets //= '';
+	return bg("SET blinkam.debug_batch_wait_timeout = '60s'; $sets "
+		  . "INSERT INTO $table VALUES ($value) RETURNING ctid");
+}
+
+# Wait until n backends wait for a batch (wait event Extension).
+sub wait_for_waiters
+{
+	my ($table, $n) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) >= $n FROM pg_stat_activity
+		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
+		    AND pid <> pg_backend_pid()")
+	  or die "no $n waiters";
+}
+
+# The first column of the row at a TID a waiter printed.
+sub at_tid
+{
+	my ($table, $w) = @_;
+	my $tid = ${ $w->[1] };
+	chomp $tid;
+	return "no TID" if $tid eq '';
+	return $node->safe_psql('postgres', "SELECT k FROM $table WHERE ctid = '$tid'");
+}
+
+sub check_table
+{
+	my ($table, $what) = @_;
+	is($node->safe_psql('postgres', "SELECT blinkheap_check('$table')"), '',
+		"$what: blinkheap_check");
+}
+
+# --- 1. a batch of two waiters, with a blink index on the table
+$node->safe_psql('postgres', q(
+CREATE TABLE b1 (k int, pad text) USING blinkheap;
+CREATE INDEX b1_k ON b1 USING blink (k);
+INSERT INTO b1 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+my $a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'b1', "1000, 'h'");
+my @w = map { waiter('b1', "$_, 'w'") } 1001, 1002;
+wait_for_waiters('b1', 2);
+$_->[0]->finish for ($a, @w);
+is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'both waiters succeeded');
+is(counter('blinkheap_batched_inserts') . ' ' . counter('blinkheap_batches'), '2 1',
+	"the holder put both waiters' rows on its page, in one record");
+is(at_tid('b1', $w[0]) . ' ' . at_tid('b1', $w[1]), '1001 1002',
+	"each waiter's TID names its own row");
+is($node->safe_psql('postgres', q(SELECT count(DISTINCT (ctid::text::point)[0]) FROM b1 WHERE k >= 1000)), '1',
+	"the holder's and the waiters' rows are on one page");
+is($node->safe_psql('postgres', q(SET enable_seqscan = off; SET enable_bitmapscan = off;
+	SELECT string_agg(k::text, ' ' ORDER BY k) FROM b1 WHERE k >= 1000)), '1000 1001 1002',
+	'the index finds the three rows');
+is(counter('batch_wait_timeouts'), '0', 'no waiter was left to its timeout');
+check_table('b1', 'case 1');
+is($node->safe_psql('postgres', "SELECT blink_check('b1_k', true)"), '', 'case 1: blink_check');
+
+# --- 2. a waiter cancelled while published
+$node->safe_psql('postgres', q(
+CREATE TABLE b2 (k int, pad text) USING blinkheap;
+INSERT INTO b2 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'b2', "2000, 'h'");
+my $b = bg("SET statement_timeout = '500ms'; INSERT INTO b2 VALUES (2001, 'cancelled')");
+my $c = waiter('b2', "2002, 'w'");
+$b->[0]->finish;
+like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
+	'the published waiter was cancelled');
+$_->[0]->finish for ($a, $c);
+is(${ $c->[2] }, '', 'the other waiter succeeded');
+is(counter('blinkheap_batched_inserts'), '1', 'only the remaining waiter was batched');
+is(at_tid('b2', $c), '2002', "its TID names its row");
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2001)), '0',
+	"the cancelled waiter's row is nowhere");
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE pad = 'cancelled')), '0',
+	'not even as a dead tuple a scan could see');
+check_table('b2', 'case 2');
+
+# --- 3. the holder errors out after claiming the waiters' rows
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;",
+	'b2', "3000, 'h'");
+@w = map { waiter('b2', "$_, 'w'") } 3001, 3002;
+wait_for_waiters('b2', 2);
+$_->[0]->finish for ($a, @w);
+like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
+is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'both waiters still succeeded');
+ok(counter('batch_skips') >= 2, 'their rows were handed back');
+is(counter('blinkheap_batched_inserts'), '0', 'and not put anywhere by the failed holder');
+is($node->safe_psql('postgres', q(SELECT string_agg(k::text, ' ' ORDER BY k) FROM b2 WHERE k >= 3000)),
+	'3001 3002', "the waiters' rows are there, the holder's is not");
+is(at_tid('b2', $w[0]) . ' ' . at_tid('b2', $w[1]), '3001 3002', "each waiter's TID names its row");
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'the failed holder woke them');
+check_table('b2', 'case 3');
+
+# --- 4. a page with room for some: the rest are handed back and go to
+#        another page
+$node->safe_psql('postgres', q(
+CREATE TABLE b4 (k int, pad text) USING blinkheap;
+INSERT INTO b4 VALUES (1, repeat('x', 900)), (2, repeat('x', 900)), (3, repeat('x', 900)),
+	(4, repeat('x', 900)), (5, repeat('x', 900));
+SELECT blinkam_reset_stats();
+));
+# (rows of 936 bytes: eight fit on a page)
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b4 WHERE ctid < '(1,0)')), '5',
+	'five rows on the hot page, room for three more');
+$a = start_holder("SET blinkam.debug_batch_delay = 8000;", 'b4', "100, repeat('x', 900)");
+@w = map { waiter('b4', "$_, repeat('x', 900)") } 101 .. 106;
+wait_for_waiters('b4', 6);
+$_->[0]->finish for ($a, @w);
+is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
+is(counter('blinkheap_batched_inserts'), '2', 'the holder took the two rows that fit');
+ok(counter('batch_skips') >= 4, 'the others were handed back');
+is(join(' ', map { at_tid('b4', $w[$_ - 101]) } 101 .. 106), '101 102 103 104 105 106',
+	"each waiter's TID names its row, on whichever page");
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b4 WHERE ctid < '(1,0)')), '8',
+	'the first page is full with eight rows');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM b4'), '12', 'all rows');
+check_table('b4', 'case 4');
+
+# --- 5. a holder whose session does not batch serves nobody, but its
+#        release hands the waiters back awake; the same holder failing
+#        before its record: the abort wakes them
+for my $fail (0, 1)
+{
+	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+	my $base = 5000 + 100 * $fail;
+	$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+		  . ($fail ? 'SET blinkam.debug_stop_at = in_batch;' : ''), 'b2', "$base, 'h'");
+	@w = map { waiter('b2', ($base + $_) . ", 'w'") } 1, 2;
+	wait_for_waiters('b2', 2);
+	$_->[0]->finish for ($a, @w);
+	my $what = $fail ? 'a failing holder that does not batch' : 'a holder that does not batch';
+	if ($fail)
+	{
+		like(${ $a->[2] }, qr/stopping at in_batch/, "$what: it failed");
+	}
+	else
+	{
+		is(${ $a->[2] }, '', "$what: it succeeded");
+	}
+	is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', "$what: both waiters succeeded");
+	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+		"$what: they were woken");
+	is(at_tid('b2', $w[0]) . ' ' . at_tid('b2', $w[1]), ($base + 1) . ' ' . ($base + 2),
+		"$what: each waiter's TID names its row");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM b2 WHERE k BETWEEN $base AND $base + 2"),
+		$fail ? '2' : '3', "$what: the rows");
+}
+check_table('b2', 'case 5');
+
+# --- 6. a page held by something that will not look at the wait list
+#        when it lets it go: blinkheap VACUUM, held with the page's
+#        cleanup lock (blinkam.debug_pause_at = heap_vacuum_locked).  An
+#        insert that finds the page locked sees no announced holder and
+#        waits for the page lock itself (LWLock BufferContent), not on its
+#        slot, where only its 60 s timeout would end the wait.
+$node->safe_psql('postgres', q(
+CREATE TABLE b6 (k int, pad text) USING blinkheap;
+INSERT INTO b6 VALUES (1, 'x');
+INSERT INTO b6 VALUES (2, 'x');
+DELETE FROM b6 WHERE k = 2;
+SELECT blinkam_reset_stats();
+));
+my ($ctl_in, $ctl_out) = ('', '');
+my $ctl = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$ctl_in, '>', \$ctl_out);
+$ctl_in .= "SELECT pg_advisory_lock(79), 'held';\n";
+$ctl->pump until $ctl_out =~ /held/;
+{
+	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=heap_vacuum_locked -c blinkam.debug_pause_key=79';
+	$c = bg("VACUUM b6 /* heap_vacuum_locked */");
+}
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+	   AND query LIKE '%heap_vacuum_locked%'")
+  or die 'VACUUM did not pause on the page';
+$b = waiter('b6', "6001, 'w'");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'BufferContent'
+	   AND query LIKE '%INSERT INTO b6 %'")
+  or die 'the insert did not wait for the page lock';
+is(counter('batch_sleeps'), '0', 'the insert did not sleep on a batch slot');
+$ctl_in .= "SELECT pg_advisory_unlock(79);\n\\q\n";
+$ctl->finish;
+$_->[0]->finish for ($b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', 'insert and VACUUM succeeded');
+is(counter('batch_sleeps') . counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '000',
+	'no sleep, no timeout');
+is(at_tid('b6', $b), '6001', "the insert's TID names its row");
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM b6'), '1 6001',
+	'the rows');
+check_table('b6', 'case 6');
+
+$node->stop;
+done_testing();
