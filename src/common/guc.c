@@ -103,7 +103,7 @@ blinkam_define_gucs(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("blinkam.batch_inserts",
-							 "Lets an insert into a busy blink leaf be done by the backend holding it.",
+							 "Lets an insert into a busy blink leaf or blinkheap insert page be done by the backend holding it.",
 							 "When off, every insert waits for the leaf's lock and inserts itself.",
 							 &blinkam_batch_inserts, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
