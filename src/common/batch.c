@@ -673,9 +673,9 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
  * for every claimed waiter how much of its run went in -- DONE if all of
  * it, else SKIPPED with the count of the prefix that did.  (Their latches
  * are set after the release, by blinkam_batch_wake, to keep the page's
- * lock short.)
+ * lock short.)  Returns how many payloads went in, in all.
  */
-void
+int
 blinkam_batch_finish(BlinkamBatch *batch)
 {
 	int			done = 0;
@@ -700,6 +700,7 @@ blinkam_batch_finish(BlinkamBatch *batch)
 		blinkam_count(BLINKAM_COUNTER_BATCHES, 1);
 		blinkam_count(BLINKAM_COUNTER_BATCHED_RUNS, runs);
 	}
+	return done;
 }
 
 /*
@@ -712,7 +713,7 @@ batch_abandon(BlinkamBatch *batch)
 {
 	for (int i = 0; i < batch->nclaimed; i++)
 		batch->ndone[i] = 0;
-	blinkam_batch_finish(batch);
+	(void) blinkam_batch_finish(batch);
 	blinkam_batch_wake(batch);
 	batch->nclaimed = 0;
 }

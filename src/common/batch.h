@@ -58,7 +58,7 @@ extern int	blinkam_batch_wait(Relation rel, Buffer buf, const void *const *paylo
 extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,
 								  BlinkamBatchAddFn add, void *arg,
 								  BlinkamBatch *batch);
-extern void blinkam_batch_finish(BlinkamBatch *batch);
+extern int	blinkam_batch_finish(BlinkamBatch *batch);
 extern void blinkam_batch_wake(BlinkamBatch *batch);
 
 /* whoever releases a lock of a page that may have waiters */

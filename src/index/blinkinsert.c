@@ -716,7 +716,7 @@ _blink_leaf_write(Relation rel, Buffer buf,
 		for (int i = 0; i < n; i++)
 			landed[i] = true;
 	}
-	blinkam_batch_finish(&batch);
+	(void) blinkam_batch_finish(&batch);
 	_blink_relbuf(rel, buf);
 	blinkam_batch_wake(&batch);
 	blinkam_count(BLINKAM_COUNTER_INSERTS, n);

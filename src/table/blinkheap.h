@@ -164,6 +164,8 @@ extern void _bh_corrupted(Relation rel, BlockNumber blkno, OffsetNumber off,
 extern bool _bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off,
 						  HeapTuple tuple);
 extern Size _bh_page_free_space(Page page);
+extern Size _bh_insert_reserve(Relation rel, Size need);
+extern bool _bh_page_has_room(Page page, Size need, Size save);
 extern Buffer _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 								  BulkInsertState bistate, bool *is_new);
 extern void _bh_lock_pair(Buffer buf, Buffer otherBuffer);

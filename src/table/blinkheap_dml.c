@@ -597,9 +597,8 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 	_bh_check_tuple_size(rel, heaptup->t_len);
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
-	if (plain && _bh_hot_insert(rel, heaptup, &buf, &is_new, &hot))
-		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);	/* batched */
-	else
+	/* unless another backend put it on the hot page in its own record */
+	if (!plain || !_bh_hot_insert(rel, heaptup, &buf, &is_new, &hot))
 	{
 		if (!BufferIsValid(buf))
 		{
@@ -609,10 +608,10 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 				not_hot = _bh_hot_adopt(rel, hot, BufferGetBlockNumber(buf));
 		}
 		_bh_insert_write(rel, buf, is_new, heaptup, specToken, not_hot);
-		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	}
 	pgstat_count_heap_insert(rel, 1);
+	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERTS, 1);
 	if (heaptup != tup)
 	{
 		tup->t_self = heaptup->t_self;

@@ -264,21 +264,6 @@ _bh_hot_forget(Relation rel)
 }
 
 /*
- * Room for a tuple of len bytes on a page (checked, locked) for an
- * insert, with the table's fillfactor reserve (save) as
- * _bh_get_insert_page leaves it.
- */
-static bool
-hot_room(Page page, Size len, Size save)
-{
-	Size		need = MAXALIGN(len);
-
-	if (need + save > BLINKHEAP_MAX_TUPLE_SIZE)
-		save = 0;
-	return PageIsNew(page) || need + save <= _bh_page_free_space(page);
-}
-
-/*
  * A plain single-row insert's first try: the hot page.  Returns true if
  * tup (prepared, TOASTed) was put there by the page's holder in a batch:
  * tup->t_self is set and nothing is held.  Otherwise *bufp is either the
@@ -291,7 +276,8 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 			   BlockNumber *hot)
 {
 	BlockNumber blkno = hot_page(rel);
-	Size		save = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Size		need = MAXALIGN(tup->t_len);
+	Size		save = _bh_insert_reserve(rel, need);
 
 	*bufp = InvalidBuffer;
 	for (int tries = 0;; tries++)
@@ -327,7 +313,7 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 
 		_bh_check_page(rel, buf);
 		page = BufferGetPage(buf);
-		if (hot_room(page, tup->t_len, save))
+		if (_bh_page_has_room(page, need, save))
 		{
 			*is_new = PageIsNew(page);
 			RelationSetTargetBlock(rel, blkno);
@@ -361,7 +347,6 @@ typedef struct BhBatchTarget
 	Relation	rel;
 	Page		page;
 	BlockNumber blkno;
-	Size		save;
 } BhBatchTarget;
 
 /*
@@ -376,7 +361,9 @@ _bh_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	BhBatchTarget *t = (BhBatchTarget *) arg;
 	OffsetNumber off;
 
-	if (size < SizeofHeapTupleHeader || !hot_room(t->page, size, t->save))
+	if (size < SizeofHeapTupleHeader ||
+		!_bh_page_has_room(t->page, MAXALIGN(size),
+						   _bh_insert_reserve(t->rel, MAXALIGN(size))))
 		return false;
 	off = _bh_add_tuple_bytes(t->page, t->blkno, payload, size);
 	if (off == InvalidOffsetNumber)
@@ -405,7 +392,7 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	Page		page;
 	OffsetNumber off;
 	Size		left;
-	int			taken = 0;
+	int			taken;
 
 	blinkam_batch_announce(rel, blkno);
 	state = blinkam_xlog_start(rel);
@@ -423,17 +410,14 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	target.rel = rel;
 	target.page = page;
 	target.blkno = blkno;
-	target.save = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 	blinkam_batch_collect(rel, blkno, _bh_batch_add, &target, &batch);
 	left = _bh_page_free_space(page);
 	blinkam_xlog_finish(state);
-	blinkam_batch_finish(&batch);
+	taken = blinkam_batch_finish(&batch);
 	blinkam_batch_release(rel, buf);
 	ReleaseBuffer(buf);
 	blinkam_batch_wake(&batch);
 
-	for (int i = 0; i < batch.nclaimed; i++)
-		taken += batch.ndone[i];
 	if (taken > 0)
 	{
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHED_INSERTS, taken);

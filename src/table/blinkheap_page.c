@@ -199,11 +199,28 @@ _bh_add_tuple_bytes(Page page, BlockNumber blkno, const void *data, Size len)
 	return off;
 }
 
-/* Free space to leave on a page for later updates: the fillfactor rule. */
-static Size
-_bh_save_free_space(Relation rel)
+/*
+ * Free space an insert of need (MAXALIGNed) bytes must leave on a page in
+ * use, for later updates: the table's fillfactor reserve -- or none for a
+ * tuple that would not leave it even on an empty page, which goes to
+ * whatever page has room for the tuple alone.
+ */
+Size
+_bh_insert_reserve(Relation rel, Size need)
 {
-	return RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+	Size		save = RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
+
+	return need + save > BLINKHEAP_MAX_TUPLE_SIZE ? 0 : save;
+}
+
+/*
+ * Does the page (checked, locked) take an insert of need (MAXALIGNed)
+ * bytes leaving save free?  A zero page always does.
+ */
+bool
+_bh_page_has_room(Page page, Size need, Size save)
+{
+	return PageIsNew(page) || need + save <= _bh_page_free_space(page);
 }
 
 /*
@@ -251,21 +268,14 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 	BufferAccessStrategy strategy = bistate ? bistate->strategy : NULL;
 	BlockNumber otherBlock = BufferIsValid(otherBuffer) ?
 		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
-	Size		save = _bh_save_free_space(rel);
 	Size		need = MAXALIGN(len);
+	Size		save = _bh_insert_reserve(rel, need);
 	BlockNumber target;
 	Buffer		buf;
 	Page		page;
 	Size		freespace;
 
 	Assert(need <= BLINKHEAP_MAX_TUPLE_SIZE);
-
-	/*
-	 * A tuple that would not leave fillfactor's reserve even on an empty
-	 * page goes to whatever page has room for the tuple alone.
-	 */
-	if (need + save > BLINKHEAP_MAX_TUPLE_SIZE)
-		save = 0;
 
 	target = RelationGetTargetBlock(rel);
 	if (target == InvalidBlockNumber)

@@ -81,7 +81,7 @@ _bh_pool_page(Relation rel, Size need, Size save, Buffer otherBuffer,
 		_bh_lock_pair(buf, otherBuffer);
 		_bh_check_page(rel, buf);
 		page = BufferGetPage(buf);
-		if (PageIsNew(page) || need + save <= _bh_page_free_space(page))
+		if (_bh_page_has_room(page, need, save))
 		{
 			*is_new = PageIsNew(page);
 			blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
