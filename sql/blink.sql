@@ -314,6 +314,50 @@ SELECT amvalidate(opc.oid) AS valid, count(*)
   FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
  WHERE am.amname = 'blink' GROUP BY 1;
 
+-- A leaf write changes its leaf in place and logs the appends it made
+-- (gxlog.c, "Appends in place").  One that fails before its record (here
+-- at the in_batch stop, after the appends) puts the leaf back: the same
+-- items and the same free space as before, for a unique insert and for a
+-- statement buffer's flush alike.
+CREATE TABLE app_u (id int);
+CREATE UNIQUE INDEX app_u_id ON app_u USING blink (id);
+CREATE TABLE app_d (id int);
+CREATE INDEX app_d_id ON app_d USING blink (id);
+INSERT INTO app_u SELECT generate_series(1, 5);
+INSERT INTO app_d SELECT generate_series(1, 5);
+-- a leaf's items, free space and sorted part
+CREATE FUNCTION app_leaf(idx regclass)
+RETURNS TABLE (live_items int, free_size int, sorted_items int, keys text[])
+LANGUAGE sql AS $$
+SELECT s.live_items, s.free_size, s.sorted_items,
+       array_agg(i.key ORDER BY i.itemoffset)
+  FROM blink_page_stats(idx, (blink_metap(idx)).root) s,
+       blink_page_items(idx, (blink_metap(idx)).root) i
+ GROUP BY 1, 2, 3 $$;
+CREATE TEMP TABLE app_before AS
+SELECT 'u' AS idx, * FROM app_leaf('app_u_id')
+UNION ALL SELECT 'd', * FROM app_leaf('app_d_id');
+SET blinkam.debug_stop_at = 'in_batch';
+INSERT INTO app_u VALUES (6);
+INSERT INTO app_d VALUES (6), (7);
+RESET blinkam.debug_stop_at;
+SELECT idx, live_items, free_size > 0 AS has_room, sorted_items,
+       array_length(keys, 1) AS nkeys FROM app_before ORDER BY idx;
+SELECT count(*) AS changed_leaves FROM (
+  SELECT 'u' AS idx, * FROM app_leaf('app_u_id')
+  UNION ALL SELECT 'd', * FROM app_leaf('app_d_id')
+  EXCEPT SELECT * FROM app_before) changed;
+-- and the leaves take the same rows again
+INSERT INTO app_u VALUES (6);
+INSERT INTO app_d VALUES (6), (7);
+SET enable_seqscan = off;
+SELECT array_agg(id ORDER BY id) FROM app_u WHERE id > 0;
+SELECT array_agg(id ORDER BY id) FROM app_d WHERE id > 0;
+RESET enable_seqscan;
+SELECT blink_check('app_u_id', true), blink_check('app_d_id', true);
+DROP TABLE app_u, app_d, app_before;
+DROP FUNCTION app_leaf(regclass);
+
 DROP EXTENSION blinkam CASCADE;
 DROP TABLE big, small, mc, u, oc, und, dupes, part_u, ul, tt, e, pt, wide;
 DROP FUNCTION same_answer(text);

@@ -639,8 +639,15 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 
 	PG_TRY();
 	{
-		/* a session that does not batch serves nobody: its release wakes them */
-		if (blinkam_batch_inserts)
+		/*
+		 * A session that does not batch serves nobody: its release wakes
+		 * them.  An empty list is read without taking its cache line: a
+		 * waiter that publishes after the read is in the same place as one
+		 * that publishes after an exchange that found the list empty, and
+		 * the release's drain serves both.
+		 */
+		if (blinkam_batch_inserts &&
+			pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
 			batch->nclaimed = drain_bucket(rel->rd_node, blkno, batch->claimed,
 										   BLINKAM_BATCH_CLAIM_MAX, false);
 		for (int i = 0; i < batch->nclaimed; i++)

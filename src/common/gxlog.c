@@ -43,6 +43,42 @@
  * An error between start and finish leaves the buffers untouched; abort
  * (or the error's memory-context reset) frees the state.
  *
+ * Appends in place (BLINKAM_XLOG_APPEND).  Most records of an insert add
+ * an item at the end of a page's line pointer array and its tuple below
+ * pd_upper, and touch nothing else but header fields and the special
+ * area.  For such a change the copy of the page, the comparison and the
+ * copy back cost more than everything else the record does (perf, 1-client
+ * inserts, issue 13).  A page registered with BLINKAM_XLOG_APPEND is not
+ * copied: register returns the buffer's own page, and keeps only its
+ * header, its special area and its old pd_lower and pd_upper.  The
+ * caller's contract, on top of the one above:
+ *	- It only appends: pd_lower may grow and pd_upper shrink, pd_special
+ *	  stays, and no byte outside the header, the special area and the old
+ *	  hole [old pd_lower, old pd_upper) changes -- exactly what PageAddItem
+ *	  does with the offset after the last one.
+ *	- It catches every error raised between register and finish and calls
+ *	  blinkam_xlog_abort before the error goes on, while it still holds the
+ *	  buffer's lock.  Abort puts the header and the special area back and
+ *	  zeroes the old hole, so the page is what it was (its hole zeroed).
+ * Then the delta is known without a search: the header's and the special
+ * area's changed bytes (compared with the kept ones) and the two new runs
+ * of the old hole, [old pd_lower, pd_lower) and [pd_upper, old pd_upper),
+ * all of which generic_redo must be given anyway.  Finish checks the
+ * pointers' directions (an ERROR, after putting the pages back, if they are
+ * wrong), and assertion-enabled builds keep a copy of the whole page and
+ * check the delta against it as above.
+ * Why nobody can tell: the caller holds the buffer's exclusive content lock
+ * from register to finish, and nothing reads or writes a buffer's page
+ * without its content lock but the buffer manager's own header fields
+ * (FlushBuffer takes a share lock first).  So no reader, writer or checkpoint
+ * sees the page between the change and the record, exactly as with a copy
+ * applied at finish.  An ERROR is caught by the caller (abort restores the
+ * page before the lock goes); interrupts are held off while a content lock
+ * is held, so no FATAL arrives meanwhile; a PANIC discards shared buffers.
+ * The primary's hole is not zeroed (it is what it was, zero after any of
+ * our records); what a hole holds is never read, logged or compared, and
+ * wal_consistency_checking masks it for generic records.
+ *
  * src/common/gxlog.c
  *
  *-------------------------------------------------------------------------
@@ -63,11 +99,24 @@
 /* two regions, each at most its length plus one header (see region_delta) */
 #define MAX_DELTA_SIZE			(BLCKSZ + 2 * FRAGMENT_HEADER_SIZE)
 
+/* the largest special area an in-place page may have (blink's is 24 B) */
+#define MAX_KEPT_SPECIAL		64
+
 typedef struct GXLogPage
 {
 	Buffer		buffer;
 	int			flags;
-	char	   *image;			/* what the caller changes; MAXALIGNed */
+	char	   *image;			/* what the caller changes; MAXALIGNed (in
+								 * place: the buffer's page itself) */
+	/* BLINKAM_XLOG_APPEND only: what the page was at register */
+	uint16		oldlower;
+	uint16		oldupper;
+	uint16		special;
+	char		header[SizeOfPageHeaderData];
+	char		specialdata[MAX_KEPT_SPECIAL];
+#ifdef USE_ASSERT_CHECKING
+	char	   *old;			/* a copy of the whole page, to check */
+#endif
 } GXLogPage;
 
 struct BlinkamXLogState
@@ -138,14 +187,33 @@ apply_delta(char *page, const char *delta, int len)
 }
 
 /*
+ * May page be changed in place by appends?  Its header must be a standard
+ * one's and its special area small enough to keep.
+ */
+static bool
+appendable(const char *page)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	return hdr->pd_lower >= SizeOfPageHeaderData &&
+		hdr->pd_lower <= hdr->pd_upper &&
+		hdr->pd_upper <= hdr->pd_special &&
+		hdr->pd_special <= BLCKSZ &&
+		BLCKSZ - hdr->pd_special <= MAX_KEPT_SPECIAL;
+}
+
+/*
  * Register buffer (exclusively locked by the caller) and return the image
  * to change.  Registering a buffer twice returns its first image; the first
- * flags stay.
+ * flags stay.  With BLINKAM_XLOG_APPEND the image is the buffer's page (see
+ * "Appends in place"), unless the page's layout does not allow it: then
+ * it is a copy as without the flag, and the caller cannot tell.
  */
 Page
 blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer, int flags)
 {
 	GXLogPage  *page;
+	char	   *bufpage = BufferGetPage(buffer);
 
 	for (int i = 0; i < state->npages; i++)
 		if (state->pages[i].buffer == buffer)
@@ -156,9 +224,29 @@ blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer, int flags)
 
 	page = &state->pages[state->npages++];
 	page->buffer = buffer;
+	if ((flags & BLINKAM_XLOG_APPEND) &&
+		((flags & GENERIC_XLOG_FULL_IMAGE) || !appendable(bufpage)))
+		flags &= ~BLINKAM_XLOG_APPEND;
 	page->flags = flags;
+	if (flags & BLINKAM_XLOG_APPEND)
+	{
+		PageHeader	hdr = (PageHeader) bufpage;
+
+		page->image = bufpage;
+		page->oldlower = hdr->pd_lower;
+		page->oldupper = hdr->pd_upper;
+		page->special = hdr->pd_special;
+		memcpy(page->header, bufpage, SizeOfPageHeaderData);
+		memcpy(page->specialdata, bufpage + page->special,
+			   BLCKSZ - page->special);
+#ifdef USE_ASSERT_CHECKING
+		page->old = palloc(BLCKSZ);
+		memcpy(page->old, bufpage, BLCKSZ);
+#endif
+		return (Page) page->image;
+	}
 	page->image = palloc(BLCKSZ);
-	copy_page(page->image, BufferGetPage(buffer));
+	copy_page(page->image, bufpage);
 	return (Page) page->image;
 }
 
@@ -321,6 +409,115 @@ page_delta(char *out, const char *old, const char *image)
 }
 
 /*
+ * Add to the pending fragment (or write) each maximal run of bytes of page
+ * in [begin, end) that differs from kept, the bytes that range held.
+ */
+static int
+kept_runs(char *out, const char *page, const char *kept, int begin, int end,
+		  int *fbegin, int *fend)
+{
+	int			len = 0;
+	int			i = begin;
+
+	while (i < end)
+	{
+		int			d;
+
+		/* most of these bytes are equal: skip them a word at a time */
+		if (i + 8 <= end && load8(page + i) == load8(kept + i - begin))
+		{
+			i += 8;
+			continue;
+		}
+		if (page[i] == kept[i - begin])
+		{
+			i++;
+			continue;
+		}
+		d = i;
+		while (i < end && page[i] != kept[i - begin])
+			i++;
+		len += add_changed_run(out + len, page, fbegin, fend, d, i);
+	}
+	return len;
+}
+
+/*
+ * The delta of a page changed in place by appends (see "Appends in
+ * place"): the header's changed bytes, the new line pointers, the new
+ * tuples and the special area's changed bytes, in page order.  Returns -1
+ * if the page was changed otherwise than by appends.
+ */
+static int
+append_delta(char *out, const GXLogPage *p)
+{
+	const char *page = p->image;
+	PageHeader	hdr = (PageHeader) page;
+	int			lower = hdr->pd_lower;
+	int			upper = hdr->pd_upper;
+	int			len = 0;
+	int			fbegin = -1;
+	int			fend = -1;
+
+	if (lower < p->oldlower || upper > p->oldupper || lower > upper ||
+		hdr->pd_special != p->special)
+		return -1;
+	len += kept_runs(out + len, page, p->header, 0, SizeOfPageHeaderData,
+					 &fbegin, &fend);
+	if (lower > p->oldlower)
+		len += add_changed_run(out + len, page, &fbegin, &fend,
+							   p->oldlower, lower);
+	if (upper < p->oldupper)
+		len += add_changed_run(out + len, page, &fbegin, &fend,
+							   upper, p->oldupper);
+	len += kept_runs(out + len, page, p->specialdata, p->special, BLCKSZ,
+					 &fbegin, &fend);
+	if (fbegin >= 0)
+		len += write_fragment(out + len, page, fbegin, fend);
+
+#ifdef USE_ASSERT_CHECKING
+	{
+		PGAlignedBlock check;
+
+		memcpy(check.data, p->old, BLCKSZ);
+		apply_delta(check.data, out, len);
+		if (memcmp(check.data, page, lower) != 0 ||
+			memcmp(check.data + upper, page + upper, BLCKSZ - upper) != 0)
+			return -1;			/* a change outside the header, special, hole */
+	}
+#endif
+	return len;
+}
+
+/* Put a page changed in place back as it was at register, its hole zeroed. */
+static void
+restore_page(const GXLogPage *p)
+{
+	char	   *page = p->image;
+
+	memcpy(page, p->header, SizeOfPageHeaderData);
+	memcpy(page + p->special, p->specialdata, BLCKSZ - p->special);
+	memset(page + p->oldlower, 0, p->oldupper - p->oldlower);
+}
+
+static void
+free_state(BlinkamXLogState *state)
+{
+	for (int i = 0; i < state->npages; i++)
+	{
+		GXLogPage  *p = &state->pages[i];
+
+		if (!(p->flags & BLINKAM_XLOG_APPEND))
+			pfree(p->image);
+#ifdef USE_ASSERT_CHECKING
+		else
+			pfree(p->old);
+#endif
+	}
+	pfree(state);
+}
+
+/*
  * Copy every image into its buffer, mark the buffers dirty and write one
  * record for all of them (when the relation is logged); frees the state.
  * Returns the record's LSN, or InvalidXLogRecPtr for an unlogged relation.
@@ -332,29 +529,29 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 	int			deltalen[MAX_GENERIC_XLOG_PAGES] = {0};
 	int			i;
 
-	if (!state->logged)
+	/* The deltas first: the buffers are locked, so nothing moves meanwhile. */
+	for (i = 0; state->logged && i < state->npages; i++)
 	{
-		START_CRIT_SECTION();
-		for (i = 0; i < state->npages; i++)
+		GXLogPage  *p = &state->pages[i];
+
+		if (p->flags & BLINKAM_XLOG_APPEND)
+			deltalen[i] = append_delta(gxlog_delta[i], p);
+		else if (!(p->flags & GENERIC_XLOG_FULL_IMAGE))
+			deltalen[i] = page_delta(gxlog_delta[i], BufferGetPage(p->buffer),
+									 p->image);
+		if (deltalen[i] < 0)
 		{
-			memcpy(BufferGetPage(state->pages[i].buffer),
-				   state->pages[i].image, BLCKSZ);
-			MarkBufferDirty(state->pages[i].buffer);
+			BlockNumber blkno = BufferGetBlockNumber(p->buffer);
+
+			blinkam_xlog_abort(state);
+			elog(ERROR, "block %u was registered for appends and changed otherwise",
+				 blkno);
 		}
-		END_CRIT_SECTION();
-		blinkam_xlog_abort(state);
-		return lsn;
 	}
 
-	/* The deltas first: the buffers are locked, so nothing moves meanwhile. */
-	for (i = 0; i < state->npages; i++)
-		if (!(state->pages[i].flags & GENERIC_XLOG_FULL_IMAGE))
-			deltalen[i] = page_delta(gxlog_delta[i],
-									 BufferGetPage(state->pages[i].buffer),
-									 state->pages[i].image);
-
-	XLogBeginInsert();
 	START_CRIT_SECTION();
+	if (state->logged)
+		XLogBeginInsert();
 	for (i = 0; i < state->npages; i++)
 	{
 		GXLogPage  *p = &state->pages[i];
@@ -365,17 +562,23 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 		 * The page becomes the image, with its hole zeroed, exactly as redo
 		 * leaves it: a full image is copied; otherwise the delta, which
 		 * holds every byte of the image's used part that the page lacks, is
-		 * applied as redo applies it.
+		 * applied as redo applies it.  A page changed in place already is
+		 * what redo makes of it (its hole aside).
 		 */
-		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
-			copy_page(page, p->image);
-		else
+		if (!(p->flags & BLINKAM_XLOG_APPEND))
 		{
-			apply_delta(page, gxlog_delta[i], deltalen[i]);
-			memset(page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+			if (!state->logged || (p->flags & GENERIC_XLOG_FULL_IMAGE))
+				copy_page(page, p->image);
+			else
+			{
+				apply_delta(page, gxlog_delta[i], deltalen[i]);
+				memset(page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+			}
 		}
 		MarkBufferDirty(p->buffer);
 
+		if (!state->logged)
+			continue;
 		if (p->flags & GENERIC_XLOG_FULL_IMAGE)
 			XLogRegisterBuffer(i, p->buffer,
 							   REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
@@ -385,20 +588,27 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 			XLogRegisterBufData(i, gxlog_delta[i], deltalen[i]);
 		}
 	}
-	lsn = XLogInsert(RM_GENERIC_ID, 0);
-	for (i = 0; i < state->npages; i++)
-		PageSetLSN(BufferGetPage(state->pages[i].buffer), lsn);
+	if (state->logged)
+	{
+		lsn = XLogInsert(RM_GENERIC_ID, 0);
+		for (i = 0; i < state->npages; i++)
+			PageSetLSN(BufferGetPage(state->pages[i].buffer), lsn);
+	}
 	END_CRIT_SECTION();
 
-	blinkam_xlog_abort(state);
+	free_state(state);
 	return lsn;
 }
 
-/* Forget the record: no buffer is changed. */
+/*
+ * Forget the record: every buffer is as it was at register (pages changed
+ * in place are put back).
+ */
 void
 blinkam_xlog_abort(BlinkamXLogState *state)
 {
 	for (int i = 0; i < state->npages; i++)
-		pfree(state->pages[i].image);
-	pfree(state);
+		if (state->pages[i].flags & BLINKAM_XLOG_APPEND)
+			restore_page(&state->pages[i]);
+	free_state(state);
 }

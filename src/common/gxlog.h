@@ -24,6 +24,13 @@
 
 typedef struct BlinkamXLogState BlinkamXLogState;
 
+/*
+ * blinkam_xlog_register flag: change the buffer's page in place, by appends
+ * only (gxlog.c, "Appends in place"); the caller catches every error until
+ * finish and calls blinkam_xlog_abort before it lets the buffer go.
+ */
+#define BLINKAM_XLOG_APPEND		0x0100
+
 extern BlinkamXLogState *blinkam_xlog_start(Relation rel);
 extern Page blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer,
 								  int flags);

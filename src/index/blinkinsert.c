@@ -605,9 +605,10 @@ _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 }
 
 /*
- * Append itup to the leaf page p (a page copy of a generic WAL record being
+ * Append itup to the leaf page p (the page of a generic WAL record being
  * built; the caller has checked that itup belongs there and fits).
- * Returns false if the page has no room after all.
+ * Returns false if the page has no room after all, or if its tail is full
+ * and may_merge is false (the page is changed in place, by appends only).
  *
  * Appending keeps the WAL delta small: a line pointer and the tuple.  A
  * full tail is merged first.  An append moves no item, so only the merge
@@ -618,7 +619,7 @@ _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
  * checks stay binary searches, and no merge is ever needed.
  */
 static bool
-_blink_leaf_append(Relation rel, Page p, IndexTuple itup)
+_blink_leaf_append(Relation rel, Page p, IndexTuple itup, bool may_merge)
 {
 	BlinkPageOpaque po = BlinkPageGetOpaque(p);
 	OffsetNumber first = BlinkPageFirstDataKey(po);
@@ -628,6 +629,8 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup)
 
 	if (ntail >= BLINK_MAX_TAIL)
 	{
+		if (!may_merge)
+			return false;
 		_blink_sort_leaf(rel, p);
 		_blink_page_changed(p);
 		ntail = 0;
@@ -644,11 +647,12 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup)
 	return true;
 }
 
-/* The holder's state for _blink_batch_add: the index and the page copy. */
+/* The holder's state for _blink_batch_add: the index and the record's page. */
 typedef struct BlinkBatchTarget
 {
 	Relation	rel;
 	Page		page;
+	bool		in_place;		/* the page is changed by appends only */
 } BlinkBatchTarget;
 
 /*
@@ -666,7 +670,8 @@ _blink_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	if (!_blink_batch_accept(target->rel, target->page, itup,
 							 (flags & BLINK_BATCH_UNIQUE) != 0))
 		return false;
-	return _blink_leaf_append(target->rel, target->page, itup);
+	return _blink_leaf_append(target->rel, target->page, itup,
+							  !target->in_place);
 }
 
 /*
@@ -680,7 +685,9 @@ _blink_leaf_write(Relation rel, Buffer buf,
 				  IndexTuple *itups, int n, bool *landed)
 {
 	BlinkamXLogState *state;
-	Page		p;
+	Page		page = BufferGetPage(buf);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	int			ntail;
 	BlinkBatchTarget target;
 	BlinkamBatch batch;
 
@@ -692,24 +699,42 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	 */
 	CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
-	state = blinkam_xlog_start(rel);
-	p = blinkam_xlog_register(state, buf, 0);
-	target.rel = rel;
-	target.page = p;
-	for (int i = 0; i < n; i++)
-	{
-		if (!_blink_leaf_append(rel, p, itups[i]))
-			elog(ERROR, "failed to add item to blink index \"%s\" block %u",
-				 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
-	}
-
 	/*
-	 * Claimed slots must be resolved whatever happens: if anything fails
-	 * before the record is written, none of their tuples is in, and
-	 * blinkam_batch_collect hands them all back.
+	 * Appends change the leaf in place (gxlog.c, "Appends in place") unless
+	 * one of ours may have to merge the tail first; a published tuple that
+	 * would is handed back.  From here to the record every error puts the
+	 * page back before it goes on.
 	 */
-	blinkam_batch_collect(rel, BufferGetBlockNumber(buf), _blink_batch_add,
-						  &target, &batch);
+	ntail = PageGetMaxOffsetNumber(page) + 1 - BlinkPageFirstDataKey(opaque) -
+		opaque->blink_nsorted;
+	target.in_place = ntail + n < BLINK_MAX_TAIL;
+	target.rel = rel;
+	state = blinkam_xlog_start(rel);
+	target.page = blinkam_xlog_register(state, buf,
+										target.in_place ? BLINKAM_XLOG_APPEND : 0);
+	PG_TRY();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			if (!_blink_leaf_append(rel, target.page, itups[i], true))
+				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
+					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+		}
+
+		/*
+		 * Claimed slots must be resolved whatever happens: if anything fails
+		 * before the record is written, none of their tuples is in, and
+		 * blinkam_batch_collect hands them all back.
+		 */
+		blinkam_batch_collect(rel, BufferGetBlockNumber(buf), _blink_batch_add,
+							  &target, &batch);
+	}
+	PG_CATCH();
+	{
+		blinkam_xlog_abort(state);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	blinkam_xlog_finish(state);
 	if (landed)
 	{
