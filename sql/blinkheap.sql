@@ -383,6 +383,33 @@ INSERT INTO unl_b SELECT g, 'v' || g FROM generate_series(1, 1000) g;
 SELECT count(*) FROM unl_b;
 SELECT blinkheap_check('unl_b');
 
+-- A single-row insert on a page in use changes the page in place: its
+-- tuple is appended and older tuples' xmins are stamped (gxlog.c, "Appends
+-- in place").  One that fails before its record (at the in_batch stop)
+-- puts the page back: the same line pointers, free space and tuple
+-- headers -- row 2's xmin, which the failed record stamped, unstamped
+-- again.
+CREATE TABLE app_h (id int) USING blinkheap;
+INSERT INTO app_h VALUES (1);
+INSERT INTO app_h VALUES (2);
+CREATE TEMP TABLE app_h_before AS
+SELECT s.free_size, s.line_pointers, i.lp, i.lp_len, i.t_ctid, i.infomask
+  FROM blinkheap_page_stats('app_h', 0) s, blinkheap_page_items('app_h', 0) i;
+SELECT lp, infomask FROM app_h_before ORDER BY lp;
+SET blinkam.debug_stop_at = 'in_batch';
+INSERT INTO app_h VALUES (3);
+RESET blinkam.debug_stop_at;
+SELECT count(*) AS changed FROM (
+  SELECT s.free_size, s.line_pointers, i.lp, i.lp_len, i.t_ctid, i.infomask
+    FROM blinkheap_page_stats('app_h', 0) s, blinkheap_page_items('app_h', 0) i
+  EXCEPT SELECT * FROM app_h_before) c;
+-- the same insert again: row 3 in the next line pointer, row 2 stamped
+INSERT INTO app_h VALUES (3);
+SELECT lp, t_ctid, infomask FROM blinkheap_page_items('app_h', 0) ORDER BY lp;
+SELECT id, ctid FROM app_h ORDER BY id;
+SELECT blinkheap_check('app_h');
+DROP TABLE app_h, app_h_before;
+
 -- the tools refuse other tables and blocks
 SELECT blinkheap_check('hp');
 SELECT * FROM blinkheap_page_stats('bh', 100000);

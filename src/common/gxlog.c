@@ -55,15 +55,19 @@
  *	- It only appends: pd_lower may grow and pd_upper shrink, pd_special
  *	  stays, and no byte outside the header, the special area and the old
  *	  hole [old pd_lower, old pd_upper) changes -- exactly what PageAddItem
- *	  does with the offset after the last one.
+ *	  does with the offset after the last one -- but a few bytes of old
+ *	  tuples (hints such as blinkheap's xmin stamps) that it names to
+ *	  blinkam_xlog_touch before it changes them.
  *	- It catches every error raised between register and finish and calls
  *	  blinkam_xlog_abort before the error goes on, while it still holds the
- *	  buffer's lock.  Abort puts the header and the special area back and
- *	  zeroes the old hole, so the page is what it was (its hole zeroed).
- * Then the delta is known without a search: the header's and the special
- * area's changed bytes (compared with the kept ones) and the two new runs
- * of the old hole, [old pd_lower, pd_lower) and [pd_upper, old pd_upper),
- * all of which generic_redo must be given anyway.  Finish checks the
+ *	  buffer's lock.  Abort puts the header, the special area and the
+ *	  touched bytes back and zeroes the old hole, so the page is what it
+ *	  was (its hole zeroed).
+ * Then the delta is known without a search: the header's, the touched
+ * bytes' and the special area's changed bytes (compared with the kept
+ * ones) and the two new runs of the old hole, [old pd_lower, pd_lower) and
+ * [pd_upper, old pd_upper), all of which generic_redo must be given
+ * anyway.  Finish checks the
  * pointers' directions (an ERROR, after putting the pages back, if they are
  * wrong), and assertion-enabled builds keep a copy of the whole page and
  * check the delta against it as above.
@@ -101,6 +105,16 @@
 
 /* the largest special area an in-place page may have (blink's is 24 B) */
 #define MAX_KEPT_SPECIAL		64
+/* bytes of old tuples an in-place record may change (blinkam_xlog_touch) */
+#define MAX_TOUCHED				16
+#define MAX_TOUCHED_LEN			8
+
+typedef struct GXLogTouched
+{
+	uint16		offset;
+	uint16		len;
+	char		kept[MAX_TOUCHED_LEN];	/* the bytes before the change */
+} GXLogTouched;
 
 typedef struct GXLogPage
 {
@@ -114,6 +128,8 @@ typedef struct GXLogPage
 	uint16		special;
 	char		header[SizeOfPageHeaderData];
 	char		specialdata[MAX_KEPT_SPECIAL];
+	int			ntouched;
+	GXLogTouched touched[MAX_TOUCHED];	/* in offset order */
 #ifdef USE_ASSERT_CHECKING
 	char	   *old;			/* a copy of the whole page, to check */
 #endif
@@ -239,6 +255,7 @@ blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer, int flags)
 		memcpy(page->header, bufpage, SizeOfPageHeaderData);
 		memcpy(page->specialdata, bufpage + page->special,
 			   BLCKSZ - page->special);
+		page->ntouched = 0;
 #ifdef USE_ASSERT_CHECKING
 		page->old = palloc(BLCKSZ);
 		memcpy(page->old, bufpage, BLCKSZ);
@@ -248,6 +265,54 @@ blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer, int flags)
 	page->image = palloc(BLCKSZ);
 	copy_page(page->image, bufpage);
 	return (Page) page->image;
+}
+
+/*
+ * For a page registered with BLINKAM_XLOG_APPEND: the caller is about to
+ * change the len bytes at ptr, inside a tuple that was on the page at
+ * register (a hint such as blinkheap's xmin stamps).  Keeps them, to log
+ * the change and to put them back on abort.  For any other page it does
+ * nothing: the comparison finds the change.  At most MAX_TOUCHED ranges of
+ * at most MAX_TOUCHED_LEN bytes, none overlapping another but the same
+ * one again.
+ */
+void
+blinkam_xlog_touch(BlinkamXLogState *state, Page image, void *ptr, Size len)
+{
+	for (int i = 0; i < state->npages; i++)
+	{
+		GXLogPage  *p = &state->pages[i];
+		int			offset = (char *) ptr - p->image;
+		int			at;
+
+		if (p->image != (char *) image)
+			continue;
+		if (!(p->flags & BLINKAM_XLOG_APPEND))
+			return;
+		if (offset < p->oldupper || offset + (int) len > p->special ||
+			len == 0 || len > MAX_TOUCHED_LEN)
+			elog(ERROR, "bytes %d to %d of block %u are not inside an old tuple",
+				 offset, offset + (int) len, BufferGetBlockNumber(p->buffer));
+		/* the place in offset order; the same range again keeps its first bytes */
+		for (at = p->ntouched; at > 0 && p->touched[at - 1].offset > offset; at--)
+			;
+		if (at > 0 && p->touched[at - 1].offset == offset &&
+			p->touched[at - 1].len == len)
+			return;
+		if (p->ntouched >= MAX_TOUCHED ||
+			(at > 0 && p->touched[at - 1].offset + p->touched[at - 1].len > offset) ||
+			(at < p->ntouched && offset + (int) len > p->touched[at].offset))
+			elog(ERROR, "too many or overlapping changes of old tuples in block %u",
+				 BufferGetBlockNumber(p->buffer));
+		memmove(&p->touched[at + 1], &p->touched[at],
+				(p->ntouched - at) * sizeof(GXLogTouched));
+		p->touched[at].offset = offset;
+		p->touched[at].len = len;
+		memcpy(p->touched[at].kept, ptr, len);
+		p->ntouched++;
+		return;
+	}
+	elog(ERROR, "page image is not registered in this generic WAL record");
 }
 
 /* Eight bytes of a page, wherever the platform allows such loads. */
@@ -470,6 +535,11 @@ append_delta(char *out, const GXLogPage *p)
 	if (upper < p->oldupper)
 		len += add_changed_run(out + len, page, &fbegin, &fend,
 							   upper, p->oldupper);
+	for (int i = 0; i < p->ntouched; i++)
+		len += kept_runs(out + len, page, p->touched[i].kept,
+						 p->touched[i].offset,
+						 p->touched[i].offset + p->touched[i].len,
+						 &fbegin, &fend);
 	len += kept_runs(out + len, page, p->specialdata, p->special, BLCKSZ,
 					 &fbegin, &fend);
 	if (fbegin >= 0)
@@ -497,6 +567,9 @@ restore_page(const GXLogPage *p)
 
 	memcpy(page, p->header, SizeOfPageHeaderData);
 	memcpy(page + p->special, p->specialdata, BLCKSZ - p->special);
+	for (int i = 0; i < p->ntouched; i++)
+		memcpy(page + p->touched[i].offset, p->touched[i].kept,
+			   p->touched[i].len);
 	memset(page + p->oldlower, 0, p->oldupper - p->oldlower);
 }
 

@@ -34,6 +34,8 @@ typedef struct BlinkamXLogState BlinkamXLogState;
 extern BlinkamXLogState *blinkam_xlog_start(Relation rel);
 extern Page blinkam_xlog_register(BlinkamXLogState *state, Buffer buffer,
 								  int flags);
+extern void blinkam_xlog_touch(BlinkamXLogState *state, Page image,
+							   void *ptr, Size len);
 extern XLogRecPtr blinkam_xlog_finish(BlinkamXLogState *state);
 extern void blinkam_xlog_abort(BlinkamXLogState *state);
 

@@ -32,6 +32,8 @@
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
+#include "common/gxlog.h"
+
 /*
  * The special area of every blinkheap page.
  *
@@ -141,7 +143,7 @@ extern bool blinkheap_scan_bitmap_next_tuple(TableScanDesc sscan,
 extern void _bh_init_page(Page page);
 
 /* blinkheap_visibility.c */
-extern void _bh_stamp_xmins(Page page);
+extern void _bh_stamp_xmins(BlinkamXLogState *state, Page page);
 
 /* blinkheap_csn.c */
 extern void blinkheap_csn_init(void);

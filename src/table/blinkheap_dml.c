@@ -785,7 +785,7 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		while (done < nslots &&
 			   MAXALIGN(tuples[done]->t_len) + save <= _bh_page_free_space(page))
 			_bh_place_tuple(rel, page, blkno, tuples[done++]);
-		_bh_stamp_xmins(page);
+		_bh_stamp_xmins(state, page);
 
 		blinkam_xlog_finish(state);
 		UnlockReleaseBuffer(buf);
@@ -1291,7 +1291,7 @@ l2:
 	if (new_is_new)
 		_bh_init_page(newpage);
 	_bh_place_tuple(rel, newpage, BufferGetBlockNumber(newbuf), heaptup);
-	_bh_stamp_xmins(newpage);
+	_bh_stamp_xmins(state, newpage);
 	htup = _bh_page_tuple(oldpage, offnum);
 	_bh_set_xmax(htup, xmax_old_tuple, infomask_old_tuple, infomask2_old_tuple);
 	HeapTupleHeaderSetCmax(htup, cid, iscombo);

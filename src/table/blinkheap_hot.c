@@ -395,22 +395,42 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	int			taken;
 
 	blinkam_batch_announce(rel, blkno);
-	state = blinkam_xlog_start(rel);
-	page = blinkam_xlog_register(state, buf, is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
-	if (is_new)
-		_bh_init_page(page);
-	off = _bh_place_tuple(rel, page, blkno, tup);
-	if (specToken != 0)
-		HeapTupleHeaderSetSpeculativeToken((HeapTupleHeader)
-										   PageGetItem(page, PageGetItemId(page, off)),
-										   specToken);
-	/* before the waiters' tuples: those are running, never stamped */
-	_bh_stamp_xmins(page);
 
-	target.rel = rel;
-	target.page = page;
-	target.blkno = blkno;
-	blinkam_batch_collect(rel, blkno, _bh_batch_add, &target, &batch);
+	/*
+	 * A page in use takes the tuples in place (gxlog.c, "Appends in
+	 * place"): each goes after the last line pointer, since the page has
+	 * no free one for PageAddItem to reuse, and the xmin stamps name what
+	 * they change.  From here to the record every error puts the page
+	 * back before it goes on.
+	 */
+	state = blinkam_xlog_start(rel);
+	page = blinkam_xlog_register(state, buf,
+								 is_new ? GENERIC_XLOG_FULL_IMAGE :
+								 PageHasFreeLinePointers(BufferGetPage(buf)) ?
+								 0 : BLINKAM_XLOG_APPEND);
+	PG_TRY();
+	{
+		if (is_new)
+			_bh_init_page(page);
+		off = _bh_place_tuple(rel, page, blkno, tup);
+		if (specToken != 0)
+			HeapTupleHeaderSetSpeculativeToken((HeapTupleHeader)
+											   PageGetItem(page, PageGetItemId(page, off)),
+											   specToken);
+		/* before the waiters' tuples: those are running, never stamped */
+		_bh_stamp_xmins(state, page);
+
+		target.rel = rel;
+		target.page = page;
+		target.blkno = blkno;
+		blinkam_batch_collect(rel, blkno, _bh_batch_add, &target, &batch);
+	}
+	PG_CATCH();
+	{
+		blinkam_xlog_abort(state);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	left = _bh_page_free_space(page);
 	blinkam_xlog_finish(state);
 	taken = blinkam_batch_finish(&batch);

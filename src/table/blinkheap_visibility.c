@@ -90,7 +90,7 @@ _bh_own_tuple_not_deleted(HeapTupleHeader tup, bool check_cid,
 
 /*
  * Hint bits in a record written anyway (see the rule above): on page, the
- * page copy of a record that puts a new tuple on it, mark the xmin of the
+ * page of state's record that puts a new tuple on it, mark the xmin of the
  * newest tuples whose inserter has finished -- HEAP_XMIN_COMMITTED, or
  * HEAP_XMIN_INVALID for an abort -- so that later checks skip clog.
  *
@@ -111,7 +111,7 @@ _bh_own_tuple_not_deleted(HeapTupleHeader tup, bool check_cid,
 #define BH_STAMP_MAX 8
 
 void
-_bh_stamp_xmins(Page page)
+_bh_stamp_xmins(BlinkamXLogState *state, Page page)
 {
 	int			examined = 0;
 
@@ -132,6 +132,9 @@ _bh_stamp_xmins(Page page)
 		if (!TransactionIdIsNormal(xmin) ||
 			!TransactionIdPrecedes(xmin, RecentXmin))
 			continue;
+		/* a page changed in place keeps what it was (gxlog.c) */
+		blinkam_xlog_touch(state, page, &tup->t_infomask,
+						   sizeof(tup->t_infomask));
 		/* the CSN map first: no clog lock under this page's lock */
 		if (_bh_csn_known_committed(xmin) || TransactionIdDidCommit(xmin))
 			tup->t_infomask |= HEAP_XMIN_COMMITTED;
