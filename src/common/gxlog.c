@@ -544,6 +544,8 @@ append_delta(char *out, const GXLogPage *p)
 					 &fbegin, &fend);
 	if (fbegin >= 0)
 		len += write_fragment(out + len, page, fbegin, fend);
+	/* the runs are disjoint and a new fragment needs more than a header's gap */
+	Assert(len <= (int) MAX_DELTA_SIZE);
 
 #ifdef USE_ASSERT_CHECKING
 	{
