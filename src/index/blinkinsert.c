@@ -604,6 +604,16 @@ _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 	return true;
 }
 
+/* The number of items in the unsorted tail of leaf page p. */
+static inline int
+_blink_leaf_ntail(Page p)
+{
+	BlinkPageOpaque po = BlinkPageGetOpaque(p);
+
+	return PageGetMaxOffsetNumber(p) + 1 - BlinkPageFirstDataKey(po) -
+		po->blink_nsorted;
+}
+
 /*
  * Append itup to the leaf page p (the page of a generic WAL record being
  * built; the caller has checked that itup belongs there and fits).
@@ -624,7 +634,7 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup, bool may_merge)
 	BlinkPageOpaque po = BlinkPageGetOpaque(p);
 	OffsetNumber first = BlinkPageFirstDataKey(po);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(p);
-	int			ntail = maxoff + 1 - first - po->blink_nsorted;
+	int			ntail = _blink_leaf_ntail(p);
 	bool		extends_sorted;
 
 	if (ntail >= BLINK_MAX_TAIL)
@@ -685,9 +695,6 @@ _blink_leaf_write(Relation rel, Buffer buf,
 				  IndexTuple *itups, int n, bool *landed)
 {
 	BlinkamXLogState *state;
-	Page		page = BufferGetPage(buf);
-	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
-	int			ntail;
 	BlinkBatchTarget target;
 	BlinkamBatch batch;
 
@@ -701,13 +708,11 @@ _blink_leaf_write(Relation rel, Buffer buf,
 
 	/*
 	 * Appends change the leaf in place (gxlog.c, "Appends in place") unless
-	 * one of ours may have to merge the tail first; a published tuple that
-	 * would is handed back.  From here to the record every error puts the
-	 * page back before it goes on.
+	 * one of ours may have to merge the tail first; in place, nothing
+	 * merges, and a published tuple that would is handed back.  From here
+	 * to the record every error puts the page back before it goes on.
 	 */
-	ntail = PageGetMaxOffsetNumber(page) + 1 - BlinkPageFirstDataKey(opaque) -
-		opaque->blink_nsorted;
-	target.in_place = ntail + n < BLINK_MAX_TAIL;
+	target.in_place = _blink_leaf_ntail(BufferGetPage(buf)) + n < BLINK_MAX_TAIL;
 	target.rel = rel;
 	state = blinkam_xlog_start(rel);
 	target.page = blinkam_xlog_register(state, buf,
@@ -716,7 +721,8 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	{
 		for (int i = 0; i < n; i++)
 		{
-			if (!_blink_leaf_append(rel, target.page, itups[i], true))
+			if (!_blink_leaf_append(rel, target.page, itups[i],
+									!target.in_place))
 				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
 					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
 		}
