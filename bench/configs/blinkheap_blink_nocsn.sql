@@ -1,5 +1,5 @@
 -- blinkheap_blink_nocsn: blinkheap_blink with blinkam.csn_snapshots off
--- (no commit sequence numbers: committing writers take no CSN lock, MVCC
+-- (no commit sequence numbers: committing writers take no CSN, MVCC
 -- checks search the snapshot's xid array and clog).  Against
 -- blinkheap_blink it shows what CSNs cost the insert path.
 -- pgoptions: -c blinkam.csn_snapshots=off
