@@ -14,7 +14,15 @@
 #      record, wakes its waiters (its release, or the abort);
 #   6. a page held by something other than an insert (VACUUM's cleanup
 #      lock): an insert does not sleep on a batch slot, it waits for the
-#      page lock.
+#      page lock;
+#   7. the hot page full: one inserter finds the next page (held there),
+#      the others sleep until it has and put their rows on that page, not
+#      each on a page of its own;
+#   8. the same with that inserter cancelled: the others take the switch
+#      over between them;
+#   9. an inserter that gives up waiting for the switch (its timeout)
+#      puts its row on a page of its own, which the free space map then
+#      offers to the next insert without a VACUUM.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -96,6 +104,27 @@ sub at_tid
 	chomp $tid;
 	return "no TID" if $tid eq '';
 	return $node->safe_psql('postgres', "SELECT k FROM $table WHERE ctid = '$tid'");
+}
+
+# Hold advisory lock key in a session of its own (a pause point's key);
+# release_key lets it go.
+sub hold_key
+{
+	my ($key) = @_;
+	my ($in, $out) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out);
+	$in .= "SELECT pg_advisory_lock($key), 'held';\n";
+	$h->pump until $out =~ /held/;
+	return [ $h, \$in, $key ];
+}
+
+sub release_key
+{
+	my ($ctl) = @_;
+	${ $ctl->[1] } .= "SELECT pg_advisory_unlock($ctl->[2]);\n\\q\n";
+	$ctl->[0]->finish;
 }
 
 sub check_table
@@ -245,12 +274,7 @@ INSERT INTO b6 VALUES (2, 'x');
 DELETE FROM b6 WHERE k = 2;
 SELECT blinkam_reset_stats();
 ));
-my ($ctl_in, $ctl_out) = ('', '');
-my $ctl = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-	'<', \$ctl_in, '>', \$ctl_out);
-$ctl_in .= "SELECT pg_advisory_lock(79), 'held';\n";
-$ctl->pump until $ctl_out =~ /held/;
+my $ctl = hold_key(79);
 {
 	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=heap_vacuum_locked -c blinkam.debug_pause_key=79';
 	$c = bg("VACUUM b6 /* heap_vacuum_locked */");
@@ -265,8 +289,7 @@ $node->poll_query_until('postgres',
 	   AND query LIKE '%INSERT INTO b6 %'")
   or die 'the insert did not wait for the page lock';
 is(counter('batch_sleeps'), '0', 'the insert did not sleep on a batch slot');
-$ctl_in .= "SELECT pg_advisory_unlock(79);\n\\q\n";
-$ctl->finish;
+release_key($ctl);
 $_->[0]->finish for ($b, $c);
 is(${ $b->[2] } . ${ $c->[2] }, '', 'insert and VACUUM succeeded');
 is(counter('batch_sleeps') . counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '000',
@@ -275,6 +298,113 @@ is(at_tid('b6', $b), '6001', "the insert's TID names its row");
 is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM b6'), '1 6001',
 	'the rows');
 check_table('b6', 'case 6');
+
+# --- 7-9. switching the hot page.  A table whose hot page is full (eight
+#          rows of 936 bytes); the inserter that claims the switch to the
+#          next page is held at hot_switch_claimed (advisory lock 81).
+# A full table: its hot page holds eight rows.  Returns that page's number
+# (the first page unless the pool's worker extended the table first).
+sub full_table
+{
+	my ($table) = @_;
+	$node->safe_psql('postgres', qq(
+CREATE TABLE $table (k int, pad text) USING blinkheap;
+INSERT INTO $table SELECT g, repeat('x', 900) FROM generate_series(1, 8) g;
+SELECT blinkam_reset_stats();
+));
+	is($node->safe_psql('postgres',
+			"SELECT count(DISTINCT (ctid::text::point)[0]) FROM $table"),
+		'1', "$table: eight rows on one page, the hot page, now full");
+	return $node->safe_psql('postgres',
+		"SELECT min((ctid::text::point)[0])::int FROM $table");
+}
+
+# The insert that claims the switch, held there.
+sub claimer
+{
+	my ($table, $value) = @_;
+	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=hot_switch_claimed -c blinkam.debug_pause_key=81';
+	my $h = bg("INSERT INTO $table VALUES ($value, repeat('x', 900)) RETURNING ctid /* claimer */");
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+		   AND query LIKE '%/* claimer */%'")
+	  or die 'the insert did not claim the switch';
+	return $h;
+}
+
+sub block_of
+{
+	my ($w) = @_;
+	my $tid = ${ $w->[1] };
+	return $tid =~ /^\((\d+),/ ? $1 : "no TID ($tid)";
+}
+
+# --- 7. the others sleep until the switch is made, then use that page
+my $full = full_table('h7');
+my $ctl7 = hold_key(81);
+$a = claimer('h7', 700);
+@w = map { waiter('h7', "$_, repeat('x', 900)") } 701, 702;
+wait_for_waiters('h7', 2);
+is(counter('hot_switch_waits'), '2', 'case 7: both inserters sleep for the switch');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h7'), '8',
+	'case 7: and have taken no page of their own meanwhile');
+release_key($ctl7);
+$_->[0]->finish for ($a, @w);
+is(${ $a->[2] } . ${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'case 7: the three inserts succeeded');
+is(join(' ', map { at_tid('h7', $_) } $a, @w), '700 701 702', "case 7: each TID names its row");
+is(block_of($w[0]) . ' ' . block_of($w[1]), block_of($a) . ' ' . block_of($a),
+	"case 7: the waiters' rows are on the claimer's new page");
+isnt(block_of($a), $full, 'case 7: the next page');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'case 7: the end of the switch woke them');
+check_table('h7', 'case 7');
+
+# --- 8. the inserter that claimed the switch is cancelled: its abort ends
+#        the claim and wakes the others, one of which makes the switch
+$full = full_table('h8');
+my $ctl8 = hold_key(81);
+$a = claimer('h8', 800);
+@w = map { waiter('h8', "$_, repeat('x', 900)") } 801, 802;
+wait_for_waiters('h8', 2);
+$node->safe_psql('postgres',
+	q(SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* claimer */%'
+	    AND pid <> pg_backend_pid()));
+$_->[0]->finish for (@w);
+release_key($ctl8);
+$a->[0]->finish;
+like(${ $a->[2] }, qr/canceling statement/, 'case 8: the claimer was cancelled');
+is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'case 8: both waiting inserts succeeded');
+is(join(' ', map { at_tid('h8', $_) } @w), '801 802', "case 8: each TID names its row");
+is(block_of($w[0]), block_of($w[1]), 'case 8: on one page');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	"case 8: the claimer's abort woke them");
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h8 WHERE k > 8'),
+	'801 802', "case 8: the rows, the cancelled one's not among them");
+check_table('h8', 'case 8');
+
+# --- 9. an insert that gives up waiting (a 1 ms last resort) takes a page
+#        of its own and loses the race to make it the hot page; its free
+#        space is then visible from the map's root: an insert that looks
+#        there (hot pages off, no page of its own yet) finds that page
+$full = full_table('h9');
+my $ctl9 = hold_key(81);
+$a = claimer('h9', 900);
+$b = bg("SET blinkam.debug_batch_wait_timeout = 1; "
+	  . "INSERT INTO h9 VALUES (901, repeat('x', 900)) RETURNING ctid");
+$b->[0]->finish;
+is(${ $b->[2] }, '', 'case 9: the insert that gave up succeeded');
+is(counter('batch_wait_timeouts'), '1', 'case 9: after its last-resort timeout');
+isnt(block_of($b), $full, 'case 9: on a page of its own');
+$c = bg("SET blinkam.hot_insert_pages = 0; "
+	  . "INSERT INTO h9 VALUES (902, repeat('x', 900)) RETURNING ctid");
+$c->[0]->finish;
+is(${ $c->[2] }, '', 'case 9: the next insert succeeded');
+is(block_of($c), block_of($b), 'case 9: the map gave it the page of the insert that gave up');
+release_key($ctl9);
+$a->[0]->finish;
+is(${ $a->[2] }, '', 'case 9: the claimer succeeded');
+is(join(' ', map { at_tid('h9', $_) } $a, $b, $c), '900 901 902', "case 9: each TID names its row");
+check_table('h9', 'case 9');
 
 $node->stop;
 done_testing();

@@ -71,6 +71,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_publish", BLINKAM_PAUSE_BATCH_PUBLISH, false},
 	{"parallel_seized", BLINKAM_PAUSE_PARALLEL_SEIZED, false},
 	{"heap_vacuum_locked", BLINKAM_PAUSE_HEAP_VACUUM_LOCKED, false},
+	{"hot_switch_claimed", BLINKAM_PAUSE_HOT_SWITCH_CLAIMED, false},
 	{NULL, 0, false}
 };
 
@@ -230,7 +231,8 @@ blinkam_define_gucs(void)
 							 "scan_leaf_read (a scan copied a leaf, before visiting the heap), "
 							 "batch_before_claim (a leaf holder, before taking published "
 							 "tuples), batch_checked (a leaf holder has checked and added "
-							 "published tuples, before writing its record).",
+							 "published tuples, before writing its record), and the others "
+							 "listed in the README.",
 							 &blinkam_debug_pause_at,
 							 BLINKAM_PAUSE_NONE, pause_at_options,
 							 PGC_SUSET, 0,

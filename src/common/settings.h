@@ -72,8 +72,11 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_PARALLEL_SEIZED,	/* a parallel scan backend has seized a
 									 * published position (ADVANCING), before
 									 * it locks the next page */
-	BLINKAM_PAUSE_HEAP_VACUUM_LOCKED	/* blinkheap VACUUM holds a page's
+	BLINKAM_PAUSE_HEAP_VACUUM_LOCKED,	/* blinkheap VACUUM holds a page's
 										 * cleanup lock, before pruning it */
+	BLINKAM_PAUSE_HOT_SWITCH_CLAIMED	/* a blinkheap insert found its hot
+										 * page full and claimed the switch,
+										 * before finding the next page */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -24,10 +24,14 @@
  * hot page is full, the backend that finds it so records its free space
  * in the map, finds a page the ordinary way (_bh_get_insert_page: map,
  * pool, extension) and makes it the hot page if the hint still names the
- * full one (compare and set under the entry's spinlock).  Backends that
- * lose that race put their row on the page they found and record its
- * free space in the map, so a page taken for a single row is not lost
- * to later inserts.  Two tables that map to the same entry take it from
+ * full one (compare and set under the entry's spinlock).  Only one
+ * backend does that at a time (it claims the switch); the others that
+ * find the page full meanwhile sleep until the claim ends
+ * (hot_await_switch) and take the new page, rather than each finding one
+ * of its own.  Backends that lose the race anyway (a last-resort timeout)
+ * put their row on the page they found and record its free space at every
+ * level of the map, so a page taken for a single row is not lost to later
+ * inserts.  Two tables that map to the same entry take it from
  * each other: more page switches, never a wrong page.
  *
  * Batching.  A plain single-row insert (not speculative, not a bulk
@@ -71,12 +75,15 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/condition_variable.h"
 #include "storage/freespace.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/timestamp.h"
 
 #include "common/batch.h"
 #include "common/counters.h"
@@ -95,9 +102,20 @@ typedef struct HotEntry
 	BlockNumber switching[BLINKAM_HOT_PAGES_MAX];	/* a backend is finding
 													 * the successor of this
 													 * full hot page */
+	ConditionVariable moved;	/* broadcast when a claimed switch ends */
 } HotEntry;
 
 static HotEntry *HotPages = NULL;
+
+/*
+ * The switch this backend has claimed (hot_claim_switch) and not yet
+ * ended: the entry, the hot page's index in it and the full page.  Ended
+ * by _bh_hot_adopt, or by the abort callbacks if finding the next page
+ * fails.
+ */
+static HotEntry *claimed_entry = NULL;
+static int	claimed_index;
+static BlockNumber claimed_full;
 
 static Size
 hot_shmem_size(void)
@@ -123,6 +141,7 @@ hot_shmem_init(void)
 				HotPages[i].blocks[j] = InvalidBlockNumber;
 				HotPages[i].switching[j] = InvalidBlockNumber;
 			}
+			ConditionVariableInit(&HotPages[i].moved);
 		}
 	}
 }
@@ -212,6 +231,7 @@ hot_claim_switch(Relation rel, BlockNumber full)
 	int			i = hot_index();
 	bool		mine = true;
 
+	Assert(claimed_entry == NULL);
 	SpinLockAcquire(&e->mutex);
 	if (RelFileNodeEquals(e->node, rel->rd_node))
 	{
@@ -221,28 +241,92 @@ hot_claim_switch(Relation rel, BlockNumber full)
 			e->switching[i] = full;
 	}
 	SpinLockRelease(&e->mutex);
+	if (mine)
+	{
+		claimed_entry = e;
+		claimed_index = i;
+		claimed_full = full;
+	}
 	return mine;
 }
 
 /*
- * Wait a little (at most about 2 ms) for the backend that claimed the
- * switch away from full to publish its successor; returns the new hot
- * page, or InvalidBlockNumber if it did not come (that backend may have
- * failed: the caller goes the ordinary way, and its own switch replaces
- * the stale claim).
+ * End this backend's claimed switch, if it has one: the hint has moved
+ * (hot_switch), another backend moved it, or finding the next page failed.
+ * Wakes the backends waiting for it either way.  No buffer lock need be
+ * held or not held; safe in the abort callbacks.
+ */
+static void
+hot_end_claim(void)
+{
+	HotEntry   *e = claimed_entry;
+
+	if (e == NULL)
+		return;
+	claimed_entry = NULL;
+	SpinLockAcquire(&e->mutex);
+	if (e->switching[claimed_index] == claimed_full)
+		e->switching[claimed_index] = InvalidBlockNumber;
+	SpinLockRelease(&e->mutex);
+	ConditionVariableBroadcast(&e->moved);
+}
+
+/*
+ * Wait for the backend that claimed the switch away from full to end it.
+ * Returns the new hot page; full itself if the claim ended with the hint
+ * unmoved (that backend failed: the caller looks at the page again and may
+ * claim the switch itself); InvalidBlockNumber if the entry went to
+ * another table, or after blinkam.debug_batch_wait_timeout, the last
+ * resort (the caller goes the ordinary way).
+ *
+ * The waiter sleeps on the entry's condition variable, holding no buffer
+ * lock or pin, so the claimer gets the processor instead of a crowd of
+ * backends polling the hint; interruptible.  No end is missed: the
+ * condition is read under the spinlock after ConditionVariablePrepareToSleep
+ * put us on the wake-up list, and every end of a claim changes it under
+ * the spinlock before broadcasting.
  */
 static BlockNumber
 hot_await_switch(Relation rel, BlockNumber full)
 {
-	for (int i = 0; i < 40; i++)
-	{
-		BlockNumber blkno = hot_page(rel);
+	HotEntry   *e = hot_entry(rel->rd_node);
+	int			i = hot_index();
+	TimestampTz deadline;
+	BlockNumber blkno;
+	bool		slept = false;
 
-		if (blkno != full)
-			return blkno;
-		pg_usleep(25L);
+	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+										   blinkam_debug_batch_wait_timeout);
+	ConditionVariablePrepareToSleep(&e->moved);
+	for (;;)
+	{
+		bool		claimed = false;
+		long		left;
+
+		blkno = InvalidBlockNumber;
+		SpinLockAcquire(&e->mutex);
+		if (RelFileNodeEquals(e->node, rel->rd_node))
+		{
+			blkno = e->blocks[i];
+			claimed = e->switching[i] == full;
+		}
+		SpinLockRelease(&e->mutex);
+		if (blkno != full || !claimed)
+			break;
+		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (left <= 0)
+		{
+			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
+			blkno = InvalidBlockNumber;
+			break;
+		}
+		if (!slept)
+			blinkam_count(BLINKAM_COUNTER_HOT_SWITCH_WAITS, 1);
+		slept = true;
+		(void) ConditionVariableTimedSleep(&e->moved, left, PG_WAIT_EXTENSION);
 	}
-	return InvalidBlockNumber;
+	ConditionVariableCancelSleep();
+	return blkno;
 }
 
 /* VACUUM truncated rel: forget its hints (they may name cut pages). */
@@ -334,9 +418,14 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 		 * own (a herd that drains the pool and queues on the extension
 		 * lock at every switch).
 		 */
-		if (blinkam_hot_insert_pages == 0 || tries >= 2 ||
-			hot_claim_switch(rel, blkno))
+		if (blinkam_hot_insert_pages == 0 || tries >= 2)
 			return false;
+		if (hot_claim_switch(rel, blkno))
+		{
+			/* tests: claimed, the next page not yet found */
+			blinkam_debug_pause(BLINKAM_PAUSE_HOT_SWITCH_CLAIMED);
+			return false;
+		}
 		blkno = hot_await_switch(rel, blkno);
 	}
 }
@@ -444,7 +533,15 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHES, 1);
 	}
 	if (record_free_space)
+	{
+		/*
+		 * A page another backend did not make the hot page: make it
+		 * findable from the map's root now (RecordPageWithFreeSpace
+		 * changes only the bottom level), not only after VACUUM.
+		 */
 		RecordPageWithFreeSpace(rel, blkno, left);
+		FreeSpaceMapVacuumRange(rel, blkno, blkno + 1);
+	}
 }
 
 /*
@@ -457,9 +554,29 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 bool
 _bh_hot_adopt(Relation rel, BlockNumber hot, BlockNumber blkno)
 {
-	if (blinkam_hot_insert_pages == 0 || blkno == hot)
-		return false;
-	return !hot_switch(rel, hot, blkno);
+	bool		not_hot = false;
+
+	if (blinkam_hot_insert_pages > 0 && blkno != hot)
+		not_hot = !hot_switch(rel, hot, blkno);
+	/* with the hint moved, wake those who waited for it */
+	hot_end_claim();
+	return not_hot;
+}
+
+/* A claimed switch whose backend failed to find the next page. */
+static void
+hot_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		hot_end_claim();
+}
+
+static void
+hot_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		hot_end_claim();
 }
 
 /* From _PG_init. */
@@ -467,4 +584,6 @@ void
 blinkheap_hot_init(void)
 {
 	blinkam_shmem_register(hot_shmem_size, hot_shmem_init);
+	RegisterXactCallback(hot_xact_callback, NULL);
+	RegisterSubXactCallback(hot_subxact_callback, NULL);
 }
