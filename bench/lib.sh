@@ -5,6 +5,8 @@
 # Source it, then call bench_start_cluster.  Provides: as_owner (run as the
 # cluster owner), psql_q (quiet psql into the bench database), $work,
 # $bindir, $owner, and the PG* variables that point at the cluster.
+# BENCH_CONF, if set, is appended to the cluster's postgresql.conf (lines
+# such as "blinkam.pool_leaf_high = 64"), to compare settings.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
@@ -48,6 +50,7 @@ shared_buffers = 2GB
 max_wal_size = 16GB
 min_wal_size = 1GB
 checkpoint_timeout = 30min
+${BENCH_CONF:-}
 CONF
 	as_owner "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
 	export PGOPTIONS='-c client_min_messages=warning'

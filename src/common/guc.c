@@ -36,7 +36,7 @@ bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 32;
 int			blinkam_pool_size = 64;
 int			blinkam_pool_leaf_low = 8;
-int			blinkam_pool_leaf_high = 32;
+int			blinkam_pool_leaf_high = 64;
 int			blinkam_pool_internal_low = 2;
 int			blinkam_pool_internal_high = 8;
 int			blinkam_worker_idle_timeout = 10000;
@@ -161,7 +161,7 @@ blinkam_define_gucs(void)
 	DefineCustomIntVariable("blinkam.pool_leaf_high",
 							"A refill fills the leaf page pool up to this many pages.",
 							NULL,
-							&blinkam_pool_leaf_high, 32, 0, 4096,
+							&blinkam_pool_leaf_high, 64, 0, 4096,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.pool_internal_low",
 							"An internal page pool below this many pages asks for a refill.",

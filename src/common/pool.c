@@ -13,8 +13,9 @@
  * starve the upper levels):
  *
  *   - a split takes a block from its index's pool (blinkam_pool_take); when
- *     the pool falls below its low watermark it asks for a refill and
- *     wakes the worker of its database (through the launcher if none runs);
+ *     the pool falls below half its target (at least its low watermark) it
+ *     asks for a refill and wakes the worker of its database (through the
+ *     launcher if none runs);
  *   - the worker extends the relation in one batch under the extension
  *     lock and fills the pool to its target (worker.c);
  *   - the target is sized by demand: a new slot's is twice the low
@@ -428,7 +429,13 @@ blinkam_pool_take(Relation rel, bool leaf)
 			s->target[kind] = Min(2 * Max(s->target[kind], 1), high);
 			s->filled[kind] = false;
 		}
-		if (s->n[kind] < low && !s->refill)
+		/*
+		 * Below half the target (at least the low watermark): a pool that
+		 * splits drain fast asks earlier, so that its worker, which may
+		 * not get a processor at once, comes back before it is empty.
+		 */
+		if (s->n[kind] < Max(low, Min(Max(s->target[kind], low), high) / 2) &&
+			!s->refill)
 		{
 			s->refill = true;
 			wake = true;
