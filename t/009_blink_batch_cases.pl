@@ -13,6 +13,9 @@
 #      the leaf): taken whole; cut by the high key of a leaf that split
 #      after the run was published; cut where the leaf is full; withdrawn
 #      by a cancelled waiter; handed back by a holder that fails;
+#   11. a holder with further rounds (blinkam.batch_rounds) takes what
+#      was published while it wrote its record in another record; one
+#      that fails there hands that round back;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -23,6 +26,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BatchCases;
 
 my $node = PostgreSQL::Test::Cluster->new('batchcases');
 $node->init;
@@ -31,18 +37,8 @@ shared_preload_libraries = 'blinkam'
 max_connections = 60
 ));
 $node->start;
+BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
-
-# Run SQL in a background psql; returns [handle, \$out, \$err].
-sub bg
-{
-	my ($sql) = @_;
-	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
-		'>', \$out, '2>', \$err);
-	return [ $h, \$out, \$err ];
-}
 
 # Start a holder: an INSERT (after its SET lines) that keeps the leaf for
 # a while; return once it is running and has had time to reach the page.
@@ -56,25 +52,6 @@ sub start_holder
 	  or die 'holder did not start';
 	sleep(1);
 	return $h;
-}
-
-sub counter
-{
-	my ($name) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
-}
-
-# Wait until n backends are waiting for a batch (wait event Extension on an
-# INSERT into the given table).
-sub wait_for_waiters
-{
-	my ($table, $n) = @_;
-	$node->poll_query_until('postgres',
-		"SELECT count(*) >= $n FROM pg_stat_activity
-		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
-		    AND pid <> pg_backend_pid()")
-	  or die "no $n waiters";
 }
 
 # A holder of h1 (after its SET lines) inserting key, and two waiters
@@ -352,15 +329,6 @@ $ctl = IPC::Run::start(
 $ctl_in .= "SELECT pg_advisory_lock(91), pg_advisory_lock(92), pg_advisory_lock(93), 'held';\n";
 $ctl->pump until $ctl_out =~ /held/;
 
-# Wait until a backend whose query mentions $tag waits at its pause point.
-sub paused
-{
-	my ($tag) = @_;
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
-		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
-	  or die "$tag did not pause";
-}
 sub let_go
 {
 	my ($key) = @_;
@@ -477,6 +445,69 @@ SELECT count(*), count(DISTINCT i.key) FROM generate_series(1, pg_relation_size(
 	"the runs' entries once each, the holder's not at all");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 4000 AND 4020'), '20', 'rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
+
+# --- 11. rounds (blinkam.batch_rounds): a holder that finds more tuples
+#         published for its leaf after its record takes them in a further
+#         record before it lets the leaf go.  It is held between its
+#         rounds (debug_pause_at = batch_round), the leaf still locked:
+#         the waiter of its first record has already returned (woken
+#         before the pause, it never needs the leaf; its last resort is
+#         10 min), and a waiter that publishes meanwhile is served by the
+#         second record, never taking the leaf.
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+my $k11 = hold_key(78);
+$a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78;",
+	'h1', 5000);
+$b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5001)");
+wait_for_waiters('h1', 1);
+paused('batch_round');
+ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%VALUES (5001)%'
+		   AND state = 'active' AND pid <> pg_backend_pid()"),
+	"the first record's waiter returned while its holder still holds the leaf");
+$b->[0]->finish;
+is(${ $b->[2] }, '', 'it succeeded');
+$c = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5002)");
+wait_for_waiters('h1', 1);
+release_key($k11);
+$_->[0]->finish for ($a, $c);
+is(${ $a->[2] } . ${ $c->[2] }, '', 'the holder and the second waiter succeeded');
+is(counter('batched_inserts') . ' ' . counter('batches') . ' ' . counter('batch_rounds'),
+	'2 2 1', "both waiters' tuples went in by the holder, in two records, one a further round");
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00', 'no waiter was left to its timeout');
+is(entries('h1_k', '(5001)') . entries('h1_k', '(5002)'), '11', 'each entry once');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k BETWEEN 5000 AND 5002'), '3', 'rows');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 11b. the holder fails in its further round (debug_stop_at =
+#          in_round): the tuples of that round are handed back and their
+#          owner inserts them; the first record's waiter stays in
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$k11 = hold_key(78);
+$a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78; "
+	  . "SET blinkam.debug_stop_at = in_round;",
+	'h1', 5100);
+$b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5101)");
+wait_for_waiters('h1', 1);
+paused('batch_round');
+$c = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5102)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity
+	  WHERE wait_event_type = 'Extension' AND query LIKE '%VALUES (5102)%'")
+  or die 'no second waiter';
+release_key($k11);
+$_->[0]->finish for ($a, $b, $c);
+like(${ $a->[2] }, qr/stopping at in_round/, 'the holder failed in its further round');
+is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
+is(counter('batched_inserts') . ' ' . counter('batch_rounds') . ' ' . counter('batch_skips'),
+	'1 0 1', 'the first waiter went in by the holder; the second was handed back');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00', 'the failed holder woke it');
+is(entries('h1_k', '(5101)') . entries('h1_k', '(5102)'), '11', 'each entry once');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k BETWEEN 5100 AND 5102'),
+	'5101 5102', "the waiters' rows, not the failed holder's");
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
 $node->stop;
 done_testing();

@@ -23,6 +23,10 @@
 #   9. an inserter that gives up waiting for the switch (its timeout)
 #      puts its row on a page of its own, which the free space map then
 #      offers to the next insert without a VACUUM.
+#  10. a holder with further rounds (blinkam.batch_rounds) puts what was
+#      published while it wrote its record on the page in another record
+#      (the first record's waiters have their TIDs meanwhile); one that
+#      fails there hands that round back.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -32,6 +36,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BatchCases;
 
 my $node = PostgreSQL::Test::Cluster->new('heapbatch');
 $node->init;
@@ -42,25 +49,8 @@ max_connections = 60
 blinkam.hot_insert_pages = 1
 ));
 $node->start;
+BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
-
-# Run SQL in a background psql; returns [handle, \$out, \$err].
-sub bg
-{
-	my ($sql) = @_;
-	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
-		'>', \$out, '2>', \$err);
-	return [ $h, \$out, \$err ];
-}
-
-sub counter
-{
-	my ($name) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
-}
 
 # Start a holder: a one-row INSERT (after its SET lines) that keeps the
 # table's hot page; return once it is running and has had time to get it.
@@ -85,17 +75,6 @@ sub waiter
 		  . "INSERT INTO $table VALUES ($value) RETURNING ctid");
 }
 
-# Wait until n backends wait for a batch (wait event Extension).
-sub wait_for_waiters
-{
-	my ($table, $n) = @_;
-	$node->poll_query_until('postgres',
-		"SELECT count(*) >= $n FROM pg_stat_activity
-		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
-		    AND pid <> pg_backend_pid()")
-	  or die "no $n waiters";
-}
-
 # The first column of the row at a TID a waiter printed.
 sub at_tid
 {
@@ -104,27 +83,6 @@ sub at_tid
 	chomp $tid;
 	return "no TID" if $tid eq '';
 	return $node->safe_psql('postgres', "SELECT k FROM $table WHERE ctid = '$tid'");
-}
-
-# Hold advisory lock key in a session of its own (a pause point's key);
-# release_key lets it go.
-sub hold_key
-{
-	my ($key) = @_;
-	my ($in, $out) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-		'<', \$in, '>', \$out);
-	$in .= "SELECT pg_advisory_lock($key), 'held';\n";
-	$h->pump until $out =~ /held/;
-	return [ $h, \$in, $key ];
-}
-
-sub release_key
-{
-	my ($ctl) = @_;
-	${ $ctl->[1] } .= "SELECT pg_advisory_unlock($ctl->[2]);\n\\q\n";
-	$ctl->[0]->finish;
 }
 
 sub check_table
@@ -405,6 +363,73 @@ $a->[0]->finish;
 is(${ $a->[2] }, '', 'case 9: the claimer succeeded');
 is(join(' ', map { at_tid('h9', $_) } $a, $b, $c), '900 901 902', "case 9: each TID names its row");
 check_table('h9', 'case 9');
+
+# --- 10. rounds (blinkam.batch_rounds): the holder, held between its
+#         records (debug_pause_at = batch_round) with the page still
+#         locked: the waiter of its first record has returned already (its
+#         last resort is 10 min), and a waiter that publishes meanwhile is
+#         put on the page by the second record
+my $round_sets = "SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 82;";
+my $long = "SET blinkam.debug_batch_wait_timeout = '10min';";
+$node->safe_psql('postgres', q(
+CREATE TABLE b10 (k int, pad text) USING blinkheap;
+INSERT INTO b10 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+my $ctl10 = hold_key(82);
+$a = start_holder($round_sets, 'b10', "10000, 'h'");
+$b = waiter('b10', "10001, 'w'", $long);
+wait_for_waiters('b10', 1);
+paused('batch_round');
+ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%VALUES (10001,%'
+		   AND state = 'active' AND pid <> pg_backend_pid()"),
+	"case 10: the first record's waiter returned while its holder still holds the page");
+$b->[0]->finish;
+is(${ $b->[2] }, '', 'case 10: it succeeded');
+$c = waiter('b10', "10002, 'w'", $long);
+wait_for_waiters('b10', 1);
+release_key($ctl10);
+$_->[0]->finish for ($a, $c);
+is(${ $a->[2] } . ${ $c->[2] }, '', 'case 10: the holder and the second waiter succeeded');
+is(counter('blinkheap_batched_inserts') . ' ' . counter('blinkheap_batches') . ' '
+	  . counter('batch_rounds'), '2 2 1',
+	"case 10: both waiters' rows put on the page by the holder, in two records, one a further round");
+# (the page is readable again only now)
+is(at_tid('b10', $b) . ' ' . at_tid('b10', $c), '10001 10002', "case 10: each waiter's TID names its row");
+is($node->safe_psql('postgres', q(SELECT count(DISTINCT (ctid::text::point)[0]) FROM b10 WHERE k >= 10000)),
+	'1', 'case 10: the three rows are on one page');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'case 10: no waiter was left to its timeout');
+check_table('b10', 'case 10');
+
+# --- 10b. the holder fails in its further round (debug_stop_at =
+#          in_round): that round's row is handed back and its owner puts
+#          it on the page itself; the first record's waiter keeps its row
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$ctl10 = hold_key(82);
+$a = start_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'");
+$b = waiter('b10', "10101, 'w'", $long);
+wait_for_waiters('b10', 1);
+paused('batch_round');
+$c = waiter('b10', "10102, 'w'", $long);
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity
+	  WHERE wait_event_type = 'Extension' AND query LIKE '%VALUES (10102,%'")
+  or die 'case 10b: no second waiter';
+release_key($ctl10);
+$_->[0]->finish for ($a, $b, $c);
+like(${ $a->[2] }, qr/stopping at in_round/, 'case 10b: the holder failed in its further round');
+is(${ $b->[2] } . ${ $c->[2] }, '', 'case 10b: both waiters succeeded');
+is(counter('blinkheap_batched_inserts') . ' ' . counter('batch_rounds') . ' ' . counter('batch_skips'),
+	'1 0 1', 'case 10b: the first went in by the holder, the second was handed back');
+is(at_tid('b10', $b) . ' ' . at_tid('b10', $c), '10101 10102', "case 10b: each waiter's TID names its row");
+is($node->safe_psql('postgres', q(SELECT string_agg(k::text, ' ' ORDER BY k) FROM b10 WHERE k >= 10100)),
+	'10101 10102', "case 10b: the waiters' rows, not the failed holder's");
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'case 10b: the failed holder woke its waiter');
+check_table('b10', 'case 10b');
 
 $node->stop;
 done_testing();

@@ -145,6 +145,7 @@
 
 #include "common/batch.h"
 #include "common/counters.h"
+#include "common/gxlog.h"
 #include "common/settings.h"
 #include "common/shmem.h"
 
@@ -633,9 +634,12 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 	batch->nclaimed = 0;
 
 	/* tests: hold the page a while, so that waiters pile up */
-	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
-	if (blinkam_debug_batch_delay > 0)
-		pg_usleep(blinkam_debug_batch_delay * 1000L);
+	if (batch->round == 0)
+	{
+		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_BEFORE_CLAIM);
+		if (blinkam_debug_batch_delay > 0)
+			pg_usleep(blinkam_debug_batch_delay * 1000L);
+	}
 
 	PG_TRY();
 	{
@@ -665,7 +669,8 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 		}
 		if (batch->nclaimed > 0)
 			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
-		blinkam_debug_stop(BLINKAM_STOP_IN_BATCH);
+		blinkam_debug_stop(batch->round == 0 ? BLINKAM_STOP_IN_BATCH :
+						   BLINKAM_STOP_IN_ROUND);
 	}
 	PG_CATCH();
 	{
@@ -673,6 +678,17 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+}
+
+/* How many payloads the add callback took in the batch collected last. */
+int
+blinkam_batch_taken(const BlinkamBatch *batch)
+{
+	int			taken = 0;
+
+	for (int i = 0; i < batch->nclaimed; i++)
+		taken += batch->ndone[i];
+	return taken;
 }
 
 /*
@@ -688,12 +704,15 @@ blinkam_batch_finish(BlinkamBatch *batch)
 	int			done = 0;
 	int			runs = 0;
 
+	batch->all_in = true;
 	for (int i = 0; i < batch->nclaimed; i++)
 	{
 		BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
 
 		if (s->nitems > 1 && batch->ndone[i] > 0)
 			runs++;
+		if (batch->ndone[i] < s->nitems)
+			batch->all_in = false;	/* read before the owner may reuse s */
 		s->ndone = batch->ndone[i];
 		pg_write_barrier();		/* ndone before the state the owner reads */
 		pg_atomic_write_u32(&s->state, batch->ndone[i] == s->nitems ?
@@ -706,6 +725,8 @@ blinkam_batch_finish(BlinkamBatch *batch)
 		blinkam_count(BLINKAM_COUNTER_BATCHED_INSERTS, done);
 		blinkam_count(BLINKAM_COUNTER_BATCHES, 1);
 		blinkam_count(BLINKAM_COUNTER_BATCHED_RUNS, runs);
+		if (batch->round > 0)
+			blinkam_count(BLINKAM_COUNTER_BATCH_ROUNDS, 1);
 	}
 	return done;
 }
@@ -731,6 +752,78 @@ blinkam_batch_wake(BlinkamBatch *batch)
 {
 	for (int i = 0; i < batch->nclaimed; i++)
 		SetLatch(Batch->slots[batch->claimed[i]].latch);
+}
+
+/*
+ * For a holder of page blkno of rel that has written a record and
+ * finished its batch (blinkam_batch_finish), still holding the page:
+ * should it write another record for the waiters that published while it
+ * held it, rather than let the page go and wake the first of them (which
+ * would take the page and serve the others: a sleep, a wake-up and a lock
+ * hand-over later)?  Yes while blinkam.batch_rounds allows one more, the
+ * batch just finished took every payload it claimed (a refusal means the
+ * page is full or has split: that waiter needs the page itself) and, if
+ * it was itself a further round, claimed some, and the page's wait list
+ * is not empty.  Before it looks, it wakes the waiters
+ * the batch finished (they do not need the page; the caller's wake after
+ * its release then has none left), so that a holder's further rounds
+ * never delay the waiters it has already served.
+ *
+ * Nothing changes in the argument that no wake-up is lost: a round is a
+ * collect like the first, and the release, whenever it comes, still looks
+ * at the list afterwards.  The page stays locked throughout, so interrupts
+ * stay held off (no cancel can arrive between rounds), and an error in a
+ * later round is handled as in the first (its claimed slots are handed
+ * back; the waiters of earlier rounds are DONE, their tuples in records
+ * already written).
+ */
+bool
+blinkam_batch_next_round(Relation rel, BlockNumber blkno, BlinkamBatch *batch)
+{
+	if (!blinkam_batch_inserts || batch->round + 1 >= blinkam_batch_rounds)
+		return false;
+	if (!batch->all_in || (batch->round > 0 && batch->nclaimed == 0))
+		return false;			/* a refusal, or a round that found none */
+	blinkam_batch_wake(batch);
+	batch->nclaimed = 0;
+	batch->round++;
+	/* tests: hold the holder between its rounds */
+	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_ROUND);
+	pg_memory_barrier();
+	return pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0;
+}
+
+/*
+ * One further round (after blinkam_batch_next_round said yes) of the
+ * holder of the page in buf: a generic WAL record of buf registered with
+ * xlog_flags, whose page image is stored in *page (where the access
+ * method's add callback, with arg, finds it) before the waiters' payloads
+ * are collected onto it.  No record is written if nothing is taken.
+ * Returns how many payloads went in.
+ */
+int
+blinkam_batch_round(Relation rel, Buffer buf, int xlog_flags,
+					BlinkamBatchAddFn add, void *arg, Page *page,
+					BlinkamBatch *batch)
+{
+	BlinkamXLogState *state = blinkam_xlog_start(rel);
+
+	*page = blinkam_xlog_register(state, buf, xlog_flags);
+	PG_TRY();
+	{
+		blinkam_batch_collect(rel, BufferGetBlockNumber(buf), add, arg, batch);
+	}
+	PG_CATCH();
+	{
+		blinkam_xlog_abort(state);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (blinkam_batch_taken(batch) > 0)
+		blinkam_xlog_finish(state);
+	else
+		blinkam_xlog_abort(state);	/* nothing went in: no record */
+	return blinkam_batch_finish(batch);
 }
 
 /*

@@ -17,6 +17,7 @@
 
 #include "storage/block.h"
 #include "storage/buf.h"
+#include "storage/bufpage.h"
 #include "utils/relcache.h"
 
 #define BLINKAM_BATCH_CLAIM_MAX		256 /* slots one holder takes */
@@ -38,9 +39,16 @@
 typedef bool (*BlinkamBatchAddFn) (void *arg, const void *payload, Size size,
 								   uint32 flags, uint32 *result);
 
-/* What a holder claimed, and how much of each slot's run went in. */
+/*
+ * What a holder claimed, and how much of each slot's run went in.  round:
+ * 0 for the record that carries the holder's own change (the caller sets
+ * it), counted up by blinkam_batch_next_round for each further one.
+ */
 typedef struct BlinkamBatch
 {
+	int			round;
+	bool		all_in;			/* blinkam_batch_finish: every claimed run
+								 * went in whole */
 	int			nclaimed;
 	uint32		claimed[BLINKAM_BATCH_CLAIM_MAX];
 	uint16		ndone[BLINKAM_BATCH_CLAIM_MAX];
@@ -58,8 +66,14 @@ extern int	blinkam_batch_wait(Relation rel, Buffer buf, const void *const *paylo
 extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,
 								  BlinkamBatchAddFn add, void *arg,
 								  BlinkamBatch *batch);
+extern int	blinkam_batch_taken(const BlinkamBatch *batch);
 extern int	blinkam_batch_finish(BlinkamBatch *batch);
 extern void blinkam_batch_wake(BlinkamBatch *batch);
+extern bool blinkam_batch_next_round(Relation rel, BlockNumber blkno,
+									 BlinkamBatch *batch);
+extern int	blinkam_batch_round(Relation rel, Buffer buf, int xlog_flags,
+								BlinkamBatchAddFn add, void *arg, Page *page,
+								BlinkamBatch *batch);
 
 /* whoever releases a lock of a page that may have waiters */
 extern void blinkam_batch_after_release(Relation rel, BlockNumber blkno);

@@ -41,12 +41,13 @@
 	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \
 	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
 	X(BATCHED_INSERTS, "batched_inserts", "tuples (blink entries, blinkheap rows) inserted by another backend, from a wait list") \
-	X(BATCHES, "batches", "inserts (blink leaves, blinkheap pages) that also inserted waiters' tuples") \
+	X(BATCHES, "batches", "WAL records of inserts (blink leaves, blinkheap pages) that also inserted waiters' tuples (a holder's further rounds count one each)") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(BATCHED_RUNS, "batched_runs", "published runs of several tuples (a statement buffer's, for one leaf) that a holder took, whole or in part") \
 	X(BATCH_PARTIAL, "batch_partial", "published runs of which a holder took only the first part and handed the rest back") \
+	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
 	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \

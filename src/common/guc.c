@@ -30,6 +30,7 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
+int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 bool		blinkam_defer_inserts = true;
 bool		blinkam_csn_snapshots = true;
@@ -72,6 +73,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"parallel_seized", BLINKAM_PAUSE_PARALLEL_SEIZED, false},
 	{"heap_vacuum_locked", BLINKAM_PAUSE_HEAP_VACUUM_LOCKED, false},
 	{"hot_switch_claimed", BLINKAM_PAUSE_HOT_SWITCH_CLAIMED, false},
+	{"batch_round", BLINKAM_PAUSE_BATCH_ROUND, false},
 	{NULL, 0, false}
 };
 
@@ -81,6 +83,7 @@ static const struct config_enum_entry stop_at_options[] = {
 	{"after_parent_split", BLINKAM_STOP_AFTER_PARENT_SPLIT, false},
 	{"before_new_root", BLINKAM_STOP_BEFORE_NEW_ROOT, false},
 	{"in_batch", BLINKAM_STOP_IN_BATCH, false},
+	{"in_round", BLINKAM_STOP_IN_ROUND, false},
 	{NULL, 0, false}
 };
 
@@ -114,6 +117,14 @@ blinkam_define_gucs(void)
 							"A holder that is adding published tuples answers within "
 							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
 							&blinkam_batch_spin, 100, 0, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.batch_rounds",
+							"How many WAL records a backend holding a busy page may write "
+							"for the inserts of others before it lets the page go.",
+							"After its own record, a holder that finds more inserts published "
+							"for its page takes them in another record instead of releasing "
+							"the page to the next waiter.  1: it lets go after its own record.",
+							&blinkam_batch_rounds, 1, 1, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.hot_insert_pages",
 							"How many insert pages the inserters of a blinkheap table share.",
@@ -192,7 +203,9 @@ blinkam_define_gucs(void)
 							 "after_parent_split (after an internal page split), "
 							 "before_new_root (after the root split, before the new root), "
 							 "in_batch (a leaf insert has claimed other backends' published "
-							 "tuples and not yet written its record).",
+							 "tuples and not yet written its record), "
+							 "in_round (the same in a further record of that holder, "
+							 "blinkam.batch_rounds).",
 							 &blinkam_debug_stop_at,
 							 BLINKAM_STOP_NONE, stop_at_options,
 							 PGC_SUSET, 0,

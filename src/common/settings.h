@@ -18,7 +18,8 @@ typedef enum BlinkamStopPoint
 	BLINKAM_STOP_AFTER_LEAF_SPLIT,
 	BLINKAM_STOP_AFTER_PARENT_SPLIT,
 	BLINKAM_STOP_BEFORE_NEW_ROOT,
-	BLINKAM_STOP_IN_BATCH
+	BLINKAM_STOP_IN_BATCH,
+	BLINKAM_STOP_IN_ROUND		/* in a batch holder's further round */
 } BlinkamStopPoint;
 
 /*
@@ -74,9 +75,12 @@ typedef enum BlinkamPausePoint
 									 * it locks the next page */
 	BLINKAM_PAUSE_HEAP_VACUUM_LOCKED,	/* blinkheap VACUUM holds a page's
 										 * cleanup lock, before pruning it */
-	BLINKAM_PAUSE_HOT_SWITCH_CLAIMED	/* a blinkheap insert found its hot
+	BLINKAM_PAUSE_HOT_SWITCH_CLAIMED,	/* a blinkheap insert found its hot
 										 * page full and claimed the switch,
 										 * before finding the next page */
+	BLINKAM_PAUSE_BATCH_ROUND	/* a batch holder has written a record and
+								 * finished its waiters, still holding the
+								 * page, before it looks for more */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -86,6 +90,7 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
+extern int	blinkam_batch_rounds;
 extern int	blinkam_hot_insert_pages;
 
 #define BLINKAM_HOT_PAGES_MAX	16	/* blinkam.hot_insert_pages at most */

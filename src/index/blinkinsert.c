@@ -64,6 +64,7 @@ static bool _blink_insert_leaf(Relation rel,
 							   bool checked, bool unchanged);
 static void _blink_leaf_write(Relation rel, Buffer buf,
 							  IndexTuple *itups, int n, bool *landed);
+static void _blink_leaf_round(Relation rel, Buffer buf, BlinkamBatch *batch);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 OffsetNumber newoff, Buffer childbuf,
 						 BlinkSplitInfo *info);
@@ -717,6 +718,7 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	state = blinkam_xlog_start(rel);
 	target.page = blinkam_xlog_register(state, buf,
 										target.in_place ? BLINKAM_XLOG_APPEND : 0);
+	batch.round = 0;
 	PG_TRY();
 	{
 		for (int i = 0; i < n; i++)
@@ -748,9 +750,28 @@ _blink_leaf_write(Relation rel, Buffer buf,
 			landed[i] = true;
 	}
 	(void) blinkam_batch_finish(&batch);
+	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
+	while (blinkam_batch_next_round(rel, BufferGetBlockNumber(buf), &batch))
+		_blink_leaf_round(rel, buf, &batch);
 	_blink_relbuf(rel, buf);
 	blinkam_batch_wake(&batch);
-	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
+}
+
+/*
+ * A further round of the holder of the leaf in buf (batch.c,
+ * blinkam_batch_next_round): the tuples published for the leaf since the
+ * last record, in one more, checked for range and room as in the first
+ * (the holder's own tuples are in already).
+ */
+static void
+_blink_leaf_round(Relation rel, Buffer buf, BlinkamBatch *batch)
+{
+	BlinkBatchTarget target;
+
+	target.in_place = _blink_leaf_ntail(BufferGetPage(buf)) < BLINK_MAX_TAIL;
+	target.rel = rel;
+	(void) blinkam_batch_round(rel, buf, target.in_place ? BLINKAM_XLOG_APPEND : 0,
+							   _blink_batch_add, &target, &target.page, batch);
 }
 
 /*

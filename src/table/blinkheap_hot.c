@@ -461,6 +461,17 @@ _bh_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	return true;
 }
 
+/* Count a batch of taken rows put on their page by a holder. */
+static void
+_bh_batch_counted(int taken)
+{
+	if (taken > 0)
+	{
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHED_INSERTS, taken);
+		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHES, 1);
+	}
+}
+
 /*
  * Write a single-row insert: tup (prepared) onto the page in buf (pinned,
  * exclusively locked, with room; is_new: a zero page to initialize), with
@@ -481,7 +492,6 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	Page		page;
 	OffsetNumber off;
 	Size		left;
-	int			taken;
 
 	blinkam_batch_announce(rel, blkno);
 
@@ -512,6 +522,7 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 		target.rel = rel;
 		target.page = page;
 		target.blkno = blkno;
+		batch.round = 0;
 		blinkam_batch_collect(rel, blkno, _bh_batch_add, &target, &batch);
 	}
 	PG_CATCH();
@@ -522,16 +533,21 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	PG_END_TRY();
 	left = _bh_page_free_space(page);
 	blinkam_xlog_finish(state);
-	taken = blinkam_batch_finish(&batch);
+	_bh_batch_counted(blinkam_batch_finish(&batch));
+	/* further rounds (batch.c, blinkam_batch_next_round) */
+	while (blinkam_batch_next_round(rel, blkno, &batch))
+	{
+		_bh_batch_counted(blinkam_batch_round(rel, buf,
+											  PageHasFreeLinePointers(BufferGetPage(buf)) ?
+											  0 : BLINKAM_XLOG_APPEND,
+											  _bh_batch_add, &target, &target.page,
+											  &batch));
+		left = _bh_page_free_space(BufferGetPage(buf));
+	}
 	blinkam_batch_release(rel, buf);
 	ReleaseBuffer(buf);
 	blinkam_batch_wake(&batch);
 
-	if (taken > 0)
-	{
-		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHED_INSERTS, taken);
-		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_BATCHES, 1);
-	}
 	if (record_free_space)
 	{
 		/*

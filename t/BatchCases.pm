@@ -1,0 +1,82 @@
+# Helpers shared by the forced-interleaving tests of cooperative batches
+# (t/009 for blink leaves, t/018 for blinkheap insert pages).  A test sets
+# its node once (BatchCases::use_node) and calls these by name.
+package BatchCases;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use IPC::Run;
+
+our @EXPORT = qw(bg counter wait_for_waiters hold_key release_key paused);
+
+my $node;
+
+sub use_node
+{
+	($node) = @_;
+}
+
+# Run SQL in a background psql; returns [handle, \$out, \$err].
+sub bg
+{
+	my ($sql) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
+		'>', \$out, '2>', \$err);
+	return [ $h, \$out, \$err ];
+}
+
+# A counter of blinkam_stats().
+sub counter
+{
+	my ($name) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
+}
+
+# Wait until n backends wait for a batch (wait event Extension) in an
+# INSERT into the given table.
+sub wait_for_waiters
+{
+	my ($table, $n) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) >= $n FROM pg_stat_activity
+		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
+		    AND pid <> pg_backend_pid()")
+	  or die "no $n waiters";
+}
+
+# Hold advisory lock key in a session of its own (a pause point's key);
+# release_key lets it go.
+sub hold_key
+{
+	my ($key) = @_;
+	my ($in, $out) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out);
+	$in .= "SELECT pg_advisory_lock($key), 'held';\n";
+	$h->pump until $out =~ /held/;
+	return [ $h, \$in, $key ];
+}
+
+sub release_key
+{
+	my ($ctl) = @_;
+	${ $ctl->[1] } .= "SELECT pg_advisory_unlock($ctl->[2]);\n\\q\n";
+	$ctl->[0]->finish;
+}
+
+# Wait until a backend whose query mentions tag waits at its pause point.
+sub paused
+{
+	my ($tag) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
+	  or die "$tag did not pause";
+}
+
+1;
