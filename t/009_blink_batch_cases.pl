@@ -35,6 +35,12 @@ $node->init;
 $node->append_conf('postgresql.conf', qq(
 shared_preload_libraries = 'blinkam'
 max_connections = 60
+# A backend's authentication timer, disabled after login, still fires its
+# SIGALRM once, authentication_timeout after the connection, and the
+# handler sets the latch: a sleeping batch waiter wakes then for nothing.
+# The longest setting keeps that stray wake-up out of the cases that
+# require a waiter to be woken by its holder.
+authentication_timeout = 600
 ));
 $node->start;
 BatchCases::use_node($node);
