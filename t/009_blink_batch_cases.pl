@@ -168,24 +168,15 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #        once, it could insert and look at the list at its own release
 #        before the other was back, and nobody would wake that one.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-my ($ctl_in, $ctl_out) = ('', '');
-my $ctl = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-	'<', \$ctl_in, '>', \$ctl_out);
-$ctl_in .= "SELECT pg_advisory_lock(77), 'held';\n";
-$ctl->pump until $ctl_out =~ /held/;
+my $k77 = hold_key(77);
 ($a, $b, $c) = holder_and_two_waiters(
 	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;", 3700);
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
-	   AND query LIKE '%drain_pushed_back%'")
-  or die 'the release did not pause';
+paused('drain_pushed_back');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
 	  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO h1 %'"),
 	'2', 'while part of the list is out, no waiter of the page has been woken');
-$ctl_in .= "SELECT pg_advisory_unlock(77);\n\\q\n";
-$ctl->finish;
+release_key($k77);
 $_->[0]->finish for ($a, $b, $c);
 is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', 'holder and waiters succeeded');
 is(counter('batch_lost_wakeups'), '0', 'both waiters were woken');
@@ -206,25 +197,16 @@ $node->safe_psql('postgres', 'DELETE FROM h1 WHERE k = 3701');
 is($node->safe_psql('postgres',
 	"SELECT leaf_pages FROM blink_tree_stats('h1_k')"), '1',
 	'h1_k is one leaf, so VACUUM pauses on the waiter\'s page');
-($ctl_in, $ctl_out) = ('', '');
-$ctl = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-	'<', \$ctl_in, '>', \$ctl_out);
-$ctl_in .= "SELECT pg_advisory_lock(78), 'held';\n";
-$ctl->pump until $ctl_out =~ /held/;
+my $k78 = hold_key(78);
 {
 	# VACUUM cannot run in the transaction block of a one-string psql -c
 	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=vacuum_cleanup_locked -c blinkam.debug_pause_key=78';
 	$c = bg("VACUUM (INDEX_CLEANUP on) h1 /* vacuum_cleanup_locked */");
 }
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
-	   AND query LIKE '%vacuum_cleanup_locked%'")
-  or die 'VACUUM did not pause on the leaf';
+paused('vacuum_cleanup_locked');
 $b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES (3801)");
 wait_for_waiters('h1', 1);
-$ctl_in .= "SELECT pg_advisory_unlock(78);\n\\q\n";
-$ctl->finish;
+release_key($k78);
 $_->[0]->finish for ($b, $c);
 is(${ $b->[2] } . ${ $c->[2] }, '', 'waiter and VACUUM succeeded');
 is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
@@ -328,8 +310,8 @@ SELECT blinkam_reset_stats();
 ));
 is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('r7_k')"), '1',
 	'r7_k is one leaf');
-($ctl_in, $ctl_out) = ('', '');
-$ctl = IPC::Run::start(
+my ($ctl_in, $ctl_out) = ('', '');
+my $ctl = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
 	'<', \$ctl_in, '>', \$ctl_out);
 $ctl_in .= "SELECT pg_advisory_lock(91), pg_advisory_lock(92), pg_advisory_lock(93), 'held';\n";
@@ -461,7 +443,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_
 #         10 min), and a waiter that publishes meanwhile is served by the
 #         second record, never taking the leaf.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-my $k11 = hold_key(78);
+$k78 = hold_key(78);
 $a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78;",
 	'h1', 5000);
@@ -476,7 +458,7 @@ $b->[0]->finish;
 is(${ $b->[2] }, '', 'it succeeded');
 $c = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5002)");
 wait_for_waiters('h1', 1);
-release_key($k11);
+release_key($k78);
 $_->[0]->finish for ($a, $c);
 is(${ $a->[2] } . ${ $c->[2] }, '', 'the holder and the second waiter succeeded');
 is(counter('batched_inserts') . ' ' . counter('batches') . ' ' . counter('batch_rounds'),
@@ -490,7 +472,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #          in_round): the tuples of that round are handed back and their
 #          owner inserts them; the first record's waiter stays in
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$k11 = hold_key(78);
+$k78 = hold_key(78);
 $a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78; "
 	  . "SET blinkam.debug_stop_at = in_round;",
@@ -503,7 +485,7 @@ $node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity
 	  WHERE wait_event_type = 'Extension' AND query LIKE '%VALUES (5102)%'")
   or die 'no second waiter';
-release_key($k11);
+release_key($k78);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_round/, 'the holder failed in its further round');
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');

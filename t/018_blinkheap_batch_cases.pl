@@ -243,10 +243,7 @@ my $ctl = hold_key(79);
 	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=heap_vacuum_locked -c blinkam.debug_pause_key=79';
 	$c = bg("VACUUM b6 /* heap_vacuum_locked */");
 }
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
-	   AND query LIKE '%heap_vacuum_locked%'")
-  or die 'VACUUM did not pause on the page';
+paused('heap_vacuum_locked');
 $b = waiter('b6', "6001, 'w'");
 $node->poll_query_until('postgres',
 	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'BufferContent'
@@ -289,10 +286,7 @@ sub claimer
 	my ($table, $value) = @_;
 	local $ENV{PGOPTIONS} = '-c blinkam.debug_pause_at=hot_switch_claimed -c blinkam.debug_pause_key=81';
 	my $h = bg("INSERT INTO $table VALUES ($value, repeat('x', 900)) RETURNING ctid /* claimer */");
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
-		   AND query LIKE '%/* claimer */%'")
-	  or die 'the insert did not claim the switch';
+	paused('/* claimer */');
 	return $h;
 }
 

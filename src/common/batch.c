@@ -764,10 +764,10 @@ blinkam_batch_wake(BlinkamBatch *batch)
  * batch just finished took every payload it claimed (a refusal means the
  * page is full or has split: that waiter needs the page itself) and, if
  * it was itself a further round, claimed some, and the page's wait list
- * is not empty.  Before it looks, it wakes the waiters
- * the batch finished (they do not need the page; the caller's wake after
- * its release then has none left), so that a holder's further rounds
- * never delay the waiters it has already served.
+ * is not empty.  Before it looks, it wakes the waiters the batch finished
+ * (they do not need the page; the caller's wake after its release then
+ * has none left), so that a holder's further rounds never delay the
+ * waiters it has already served.
  *
  * Nothing changes in the argument that no wake-up is lost: a round is a
  * collect like the first, and the release, whenever it comes, still looks
