@@ -120,20 +120,30 @@ is(entries('h1_k', '(2002)'), '1', "the other waiter's tuple is in once");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k >= 2000'), '2', 'rows');
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
-# --- 3. the holder errors out after claiming the waiters' tuples
-$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-($a, $b, $c) = holder_and_two_waiters(
-	"SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;", 3000);
-$_->[0]->finish for ($a, $b, $c);
-like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
-is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
-ok(counter('batch_skips') >= 2, 'their tuples were handed back');
-is(counter('batched_inserts'), '0', 'and not inserted by the failed holder');
-is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k >= 3000'),
-	'3001 3002', "the waiters' rows are there, the holder's is not");
-is(entries('h1_k', '(3001)') . entries('h1_k', '(3002)'), '11', 'each entry once');
-is(counter('batch_lost_wakeups'), '0', 'no waiter was left to its timeout');
-is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+# --- 3. the holder errors out after claiming the waiters' tuples: while
+#        collecting them (in_batch), or when its record fails to be
+#        written (batch_record: the claimed waiters would otherwise wait
+#        for good; they wait 60 s before retrying on their own)
+for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
+{
+	my ($stop, $base) = @$case;
+	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+	($a, $b, $c) = holder_and_two_waiters(
+		"SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = $stop;", $base);
+	$_->[0]->finish for ($a, $b, $c);
+	like(${ $a->[2] }, qr/stopping at $stop/, "$stop: the holder failed");
+	is(${ $b->[2] } . ${ $c->[2] }, '', "$stop: both waiters still succeeded");
+	ok(counter('batch_skips') >= 2, "$stop: their tuples were handed back");
+	is(counter('batched_inserts'), '0', "$stop: and not inserted by the failed holder");
+	is($node->safe_psql('postgres',
+			"SELECT string_agg(k::text, ' ' ORDER BY k) FROM h1 WHERE k BETWEEN $base AND $base + 9"),
+		($base + 1) . ' ' . ($base + 2), "$stop: the waiters' rows are there, the holder's is not");
+	is(entries('h1_k', '(' . ($base + 1) . ')') . entries('h1_k', '(' . ($base + 2) . ')'), '11',
+		"$stop: each entry once");
+	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+		"$stop: the failed holder woke them");
+	is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', "$stop: blink_check");
+}
 
 # --- 3b. a holder whose session does not batch: it serves nobody, but its
 #        release hands the waiters back, awake

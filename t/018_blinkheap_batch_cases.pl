@@ -145,23 +145,33 @@ is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE pad = 'cancelled
 	'not even as a dead tuple a scan could see');
 check_table('b2', 'case 2');
 
-# --- 3. the holder errors out after claiming the waiters' rows
-$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;",
-	'b2', "3000, 'h'");
-@w = map { waiter('b2', "$_, 'w'") } 3001, 3002;
-wait_for_waiters('b2', 2);
-$_->[0]->finish for ($a, @w);
-like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
-is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'both waiters still succeeded');
-ok(counter('batch_skips') >= 2, 'their rows were handed back');
-is(counter('blinkheap_batched_inserts'), '0', 'and not put anywhere by the failed holder');
-is($node->safe_psql('postgres', q(SELECT string_agg(k::text, ' ' ORDER BY k) FROM b2 WHERE k >= 3000)),
-	'3001 3002', "the waiters' rows are there, the holder's is not");
-is(at_tid('b2', $w[0]) . ' ' . at_tid('b2', $w[1]), '3001 3002', "each waiter's TID names its row");
-is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
-	'the failed holder woke them');
-check_table('b2', 'case 3');
+# --- 3. the holder errors out after claiming the waiters' rows: while
+#        collecting them (in_batch), or when its record fails to be
+#        written (batch_record: the claimed waiters would otherwise wait
+#        for good)
+for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
+{
+	my ($stop, $base) = @$case;
+	my ($w1, $w2) = ($base + 1, $base + 2);
+	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+	$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = $stop;",
+		'b2', "$base, 'h'");
+	@w = map { waiter('b2', "$_, 'w'") } $w1, $w2;
+	wait_for_waiters('b2', 2);
+	$_->[0]->finish for ($a, @w);
+	like(${ $a->[2] }, qr/stopping at $stop/, "$stop: the holder failed");
+	is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', "$stop: both waiters still succeeded");
+	ok(counter('batch_skips') >= 2, "$stop: their rows were handed back");
+	is(counter('blinkheap_batched_inserts'), '0', "$stop: and not put anywhere by the failed holder");
+	is($node->safe_psql('postgres',
+			"SELECT string_agg(k::text, ' ' ORDER BY k) FROM b2 WHERE k BETWEEN $base AND $base + 9"),
+		"$w1 $w2", "$stop: the waiters' rows are there, the holder's is not");
+	is(at_tid('b2', $w[0]) . ' ' . at_tid('b2', $w[1]), "$w1 $w2",
+		"$stop: each waiter's TID names its row");
+	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+		"$stop: the failed holder woke them");
+	check_table('b2', "case 3, $stop");
+}
 
 # --- 4. a page with room for some: the rest are handed back and go to
 #        another page

@@ -22,9 +22,12 @@ sub bg
 {
 	my ($sql) = @_;
 	my ($out, $err) = ('', '');
+	# a session that never ends (a waiter nobody answers) fails the test
+	# instead of hanging it
 	my $h = IPC::Run::start(
 		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres'), '-c', $sql ],
-		'>', \$out, '2>', \$err);
+		'>', \$out, '2>', \$err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	return [ $h, \$out, \$err ];
 }
 

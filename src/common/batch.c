@@ -623,9 +623,10 @@ static void batch_unannounce(void);
  * already on the page copy of its record): claim the payloads other
  * backends published for the page and hand each to add (with arg), which
  * puts on the page copy what it accepts.  Every claimed slot is resolved
- * later by blinkam_batch_finish once the record is written; if anything
- * fails before that (add included), none of the payloads went in, so they
- * are all handed back to their owners, awake, and the error goes on.
+ * later by blinkam_batch_write, which writes the record and then finishes
+ * the batch; if anything fails before the record is written (add
+ * included, or the record's own checks), none of the payloads went in, so
+ * they are all handed back to their owners, awake, and the error goes on.
  */
 void
 blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
@@ -689,6 +690,38 @@ blinkam_batch_taken(const BlinkamBatch *batch)
 	for (int i = 0; i < batch->nclaimed; i++)
 		taken += batch->ndone[i];
 	return taken;
+}
+
+/*
+ * Write the holder's record (state: its own change and what it collected)
+ * and finish its batch (blinkam_batch_finish).  Returns how many payloads
+ * went in.  Writing can still fail before anything is written
+ * (blinkam_xlog_finish's checks, which put every page back first): then
+ * the claimed payloads are handed back, their owners woken, before the
+ * error goes on -- a claimed waiter never withdraws on its own, so a
+ * claim left unanswered would keep it waiting for good.
+ */
+int
+blinkam_batch_write(BlinkamXLogState *state, BlinkamBatch *batch)
+{
+	PG_TRY();
+	{
+		/* tests: the record fails after the holder took others' payloads */
+		if (batch->nclaimed > 0 &&
+			blinkam_debug_stop_at == BLINKAM_STOP_BATCH_RECORD)
+		{
+			blinkam_xlog_abort(state);
+			blinkam_debug_stop(BLINKAM_STOP_BATCH_RECORD);
+		}
+		blinkam_xlog_finish(state);
+	}
+	PG_CATCH();
+	{
+		batch_abandon(batch);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return blinkam_batch_finish(batch);
 }
 
 /*
@@ -820,9 +853,8 @@ blinkam_batch_round(Relation rel, Buffer buf, int xlog_flags,
 	}
 	PG_END_TRY();
 	if (blinkam_batch_taken(batch) > 0)
-		blinkam_xlog_finish(state);
-	else
-		blinkam_xlog_abort(state);	/* nothing went in: no record */
+		return blinkam_batch_write(state, batch);
+	blinkam_xlog_abort(state);	/* nothing went in: no record */
 	return blinkam_batch_finish(batch);
 }
 

@@ -20,6 +20,8 @@
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
 
+#include "common/gxlog.h"
+
 #define BLINKAM_BATCH_CLAIM_MAX		256 /* slots one holder takes */
 #define BLINKAM_BATCH_MAX_BYTES		2048	/* a slot's payloads, each MAXALIGNed */
 #define BLINKAM_BATCH_MAX_ITEMS		64	/* payloads in one slot */
@@ -62,11 +64,15 @@ extern int	blinkam_batch_wait(Relation rel, Buffer buf, const void *const *paylo
 							   const Size *sizes, int n, uint32 flags,
 							   bool announced, uint32 *results);
 
-/* a holder: collect (record being built), finish (record written), wake */
+/*
+ * a holder: collect (record being built), write (the record, and finish),
+ * wake
+ */
 extern void blinkam_batch_collect(Relation rel, BlockNumber blkno,
 								  BlinkamBatchAddFn add, void *arg,
 								  BlinkamBatch *batch);
 extern int	blinkam_batch_taken(const BlinkamBatch *batch);
+extern int	blinkam_batch_write(BlinkamXLogState *state, BlinkamBatch *batch);
 extern int	blinkam_batch_finish(BlinkamBatch *batch);
 extern void blinkam_batch_wake(BlinkamBatch *batch);
 extern bool blinkam_batch_next_round(Relation rel, BlockNumber blkno,

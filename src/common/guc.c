@@ -84,6 +84,7 @@ static const struct config_enum_entry stop_at_options[] = {
 	{"before_new_root", BLINKAM_STOP_BEFORE_NEW_ROOT, false},
 	{"in_batch", BLINKAM_STOP_IN_BATCH, false},
 	{"in_round", BLINKAM_STOP_IN_ROUND, false},
+	{"batch_record", BLINKAM_STOP_BATCH_RECORD, false},
 	{NULL, 0, false}
 };
 
@@ -205,7 +206,9 @@ blinkam_define_gucs(void)
 							 "in_batch (a leaf insert has claimed other backends' published "
 							 "tuples and not yet written its record), "
 							 "in_round (the same in a further record of that holder, "
-							 "blinkam.batch_rounds).",
+							 "blinkam.batch_rounds), "
+							 "batch_record (a batch holder's record fails to be written "
+							 "after the holder took published tuples).",
 							 &blinkam_debug_stop_at,
 							 BLINKAM_STOP_NONE, stop_at_options,
 							 PGC_SUSET, 0,

@@ -467,7 +467,7 @@ page_delta(char *out, const char *old, const char *image)
 		apply_delta(check.data, out, len);
 		if (memcmp(check.data, image, lower) != 0 ||
 			memcmp(check.data + upper, image + upper, BLCKSZ - upper) != 0)
-			elog(ERROR, "generic WAL delta does not reproduce the page");
+			return -1;
 	}
 #endif
 	return len;
@@ -596,6 +596,9 @@ free_state(BlinkamXLogState *state)
  * Copy every image into its buffer, mark the buffers dirty and write one
  * record for all of them (when the relation is logged); frees the state.
  * Returns the record's LSN, or InvalidXLogRecPtr for an unlogged relation.
+ * Its checks come first: one that fails puts every page back as at
+ * register (blinkam_xlog_abort, which frees the state) and raises an
+ * error, with nothing written.
  */
 XLogRecPtr
 blinkam_xlog_finish(BlinkamXLogState *state)
@@ -617,9 +620,14 @@ blinkam_xlog_finish(BlinkamXLogState *state)
 		if (deltalen[i] < 0)
 		{
 			BlockNumber blkno = BufferGetBlockNumber(p->buffer);
+			bool		append = (p->flags & BLINKAM_XLOG_APPEND) != 0;
 
+			/* every page as it was at register, then the error */
 			blinkam_xlog_abort(state);
-			elog(ERROR, "block %u was registered for appends and changed otherwise",
+			if (append)
+				elog(ERROR, "block %u was registered for appends and changed otherwise",
+					 blkno);
+			elog(ERROR, "generic WAL delta of block %u does not reproduce the page",
 				 blkno);
 		}
 	}

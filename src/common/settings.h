@@ -19,7 +19,8 @@ typedef enum BlinkamStopPoint
 	BLINKAM_STOP_AFTER_PARENT_SPLIT,
 	BLINKAM_STOP_BEFORE_NEW_ROOT,
 	BLINKAM_STOP_IN_BATCH,
-	BLINKAM_STOP_IN_ROUND		/* in a batch holder's further round */
+	BLINKAM_STOP_IN_ROUND,		/* in a batch holder's further round */
+	BLINKAM_STOP_BATCH_RECORD	/* a batch holder's record fails */
 } BlinkamStopPoint;
 
 /*

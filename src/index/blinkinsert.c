@@ -743,13 +743,12 @@ _blink_leaf_write(Relation rel, Buffer buf,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	blinkam_xlog_finish(state);
+	(void) blinkam_batch_write(state, &batch);
 	if (landed)
 	{
 		for (int i = 0; i < n; i++)
 			landed[i] = true;
 	}
-	(void) blinkam_batch_finish(&batch);
 	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
 	while (blinkam_batch_next_round(rel, BufferGetBlockNumber(buf), &batch))
 		_blink_leaf_round(rel, buf, &batch);

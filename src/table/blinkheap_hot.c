@@ -532,8 +532,7 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	}
 	PG_END_TRY();
 	left = _bh_page_free_space(page);
-	blinkam_xlog_finish(state);
-	_bh_batch_counted(blinkam_batch_finish(&batch));
+	_bh_batch_counted(blinkam_batch_write(state, &batch));
 	/* further rounds (batch.c, blinkam_batch_next_round) */
 	while (blinkam_batch_next_round(rel, blkno, &batch))
 	{
