@@ -491,10 +491,7 @@ $b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (
 wait_for_waiters('h1', 1);
 paused('batch_round');
 $c = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5102)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_stat_activity
-	  WHERE wait_event_type = 'Extension' AND query LIKE '%VALUES (5102)%'")
-  or die 'no second waiter';
+waiting('VALUES (5102)');
 release_key($k78);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_round/, 'the holder failed in its further round');

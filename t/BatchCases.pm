@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 
-our @EXPORT = qw(bg counter wait_for_waiters hold_key release_key paused);
+our @EXPORT = qw(bg counter wait_for_waiters waiting hold_key release_key paused);
 
 my $node;
 
@@ -49,6 +49,17 @@ sub wait_for_waiters
 		  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO $table %'
 		    AND pid <> pg_backend_pid()")
 	  or die "no $n waiters";
+}
+
+# Wait until the one backend whose query mentions tag waits for a batch.
+sub waiting
+{
+	my ($tag) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity
+		  WHERE wait_event_type = 'Extension' AND query LIKE '%$tag%'
+		    AND pid <> pg_backend_pid()")
+	  or die "$tag is not waiting";
 }
 
 # Hold advisory lock key in a session of its own (a pause point's key);

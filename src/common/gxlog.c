@@ -444,7 +444,10 @@ region_delta(char *out, const char *old, const char *image,
 	return len;
 }
 
-/* The delta from old to image, as generic_redo reads it. */
+/*
+ * The delta from old to image, as generic_redo reads it.  Assertion-enabled
+ * builds apply it to a copy of old and return -1 if that is not image.
+ */
 static int
 page_delta(char *out, const char *old, const char *image)
 {

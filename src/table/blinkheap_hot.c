@@ -461,6 +461,18 @@ _bh_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	return true;
 }
 
+/*
+ * How a single-row insert's record registers the page in buf, a page in
+ * use: in place (gxlog.c, "Appends in place"), where each tuple goes
+ * after the last line pointer -- unless the page has a free one for
+ * PageAddItem to reuse, when it is copied and compared.
+ */
+static int
+_bh_insert_xlog_flags(Buffer buf)
+{
+	return PageHasFreeLinePointers(BufferGetPage(buf)) ? 0 : BLINKAM_XLOG_APPEND;
+}
+
 /* Count a batch of taken rows put on their page by a holder. */
 static void
 _bh_batch_counted(int taken)
@@ -496,17 +508,15 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 	blinkam_batch_announce(rel, blkno);
 
 	/*
-	 * A page in use takes the tuples in place (gxlog.c, "Appends in
-	 * place"): each goes after the last line pointer, since the page has
-	 * no free one for PageAddItem to reuse, and the xmin stamps name what
-	 * they change.  From here to the record every error puts the page
-	 * back before it goes on.
+	 * A page in use takes the tuples in place when it can
+	 * (_bh_insert_xlog_flags), and the xmin stamps name what they change.
+	 * From here to the record every error puts the page back before it
+	 * goes on.
 	 */
 	state = blinkam_xlog_start(rel);
 	page = blinkam_xlog_register(state, buf,
 								 is_new ? GENERIC_XLOG_FULL_IMAGE :
-								 PageHasFreeLinePointers(BufferGetPage(buf)) ?
-								 0 : BLINKAM_XLOG_APPEND);
+								 _bh_insert_xlog_flags(buf));
 	PG_TRY();
 	{
 		if (is_new)
@@ -531,18 +541,13 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	left = _bh_page_free_space(page);
 	_bh_batch_counted(blinkam_batch_write(state, &batch));
 	/* further rounds (batch.c, blinkam_batch_next_round) */
 	while (blinkam_batch_next_round(rel, blkno, &batch))
-	{
-		_bh_batch_counted(blinkam_batch_round(rel, buf,
-											  PageHasFreeLinePointers(BufferGetPage(buf)) ?
-											  0 : BLINKAM_XLOG_APPEND,
+		_bh_batch_counted(blinkam_batch_round(rel, buf, _bh_insert_xlog_flags(buf),
 											  _bh_batch_add, &target, &target.page,
 											  &batch));
-		left = _bh_page_free_space(BufferGetPage(buf));
-	}
+	left = _bh_page_free_space(BufferGetPage(buf));
 	blinkam_batch_release(rel, buf);
 	ReleaseBuffer(buf);
 	blinkam_batch_wake(&batch);
