@@ -306,6 +306,7 @@ DROP FUNCTION wide_value(int, int);
 CREATE INDEX big_btree ON big USING btree (id);
 SELECT blink_check('big_btree');
 SELECT blink_check('big');
+SELECT blink_check(0);	-- a relation that does not exist
 SELECT * FROM blink_page_stats('big_id', 1000000);
 SELECT * FROM blink_page_items('big_id', -1);
 SELECT * FROM blink_page_stats('big_id', 0);

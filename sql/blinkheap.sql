@@ -412,6 +412,7 @@ DROP TABLE app_h, app_h_before;
 
 -- the tools refuse other tables and blocks
 SELECT blinkheap_check('hp');
+SELECT blinkheap_check(0);	-- a relation that does not exist
 SELECT * FROM blinkheap_page_stats('bh', 100000);
 
 -- verify everything

@@ -108,7 +108,11 @@ blink_open_index(Oid indexoid, LOCKMODE lockmode)
 
 	/* The tools see this backend's buffered inserts too (defer.c). */
 	_blink_defer_flush();
-	rel = relation_open(indexoid, lockmode);
+	rel = try_relation_open(indexoid, lockmode);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
 		rel->rd_rel->relam != get_index_am_oid("blink", true))

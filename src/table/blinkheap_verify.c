@@ -82,8 +82,12 @@ _bh_extent_cmp(const void *a, const void *b)
 static Relation
 _bh_open_checked(Oid relid, LOCKMODE lockmode)
 {
-	Relation	rel = relation_open(relid, lockmode);
+	Relation	rel = try_relation_open(relid, lockmode);
 
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	if (rel->rd_rel->relkind != RELKIND_RELATION &&
 		rel->rd_rel->relkind != RELKIND_MATVIEW)
 		ereport(ERROR,
