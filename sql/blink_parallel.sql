@@ -81,6 +81,9 @@ SELECT par_plan('SELECT sum(v) FROM par_k WHERE k = ANY (' || quote_literal(:'ma
 SELECT * FROM par_answers('SELECT count(*) || '':'' || sum(v) FROM %s WHERE k = ANY (' || quote_literal(:'many') || '::int[])');
 SELECT par_plan('SELECT k FROM par_k WHERE k = ANY (' || quote_literal(:'many') || '::int[]) ORDER BY k DESC');
 SELECT * FROM par_answers('SELECT md5(string_agg(k::text, '','')) FROM (SELECT k FROM %s WHERE k = ANY (' || quote_literal(:'many') || '::int[]) ORDER BY k DESC) s');
+-- a null array (from an initplan) matches nothing
+SELECT par_plan('SELECT sum(v) FROM par_k WHERE k = ANY ((SELECT NULL::int[])::int[])');
+SELECT * FROM par_answers('SELECT count(*) || '':'' || coalesce(sum(v), 0) FROM %s WHERE k = ANY ((SELECT NULL::int[])::int[])');
 RESET random_page_cost;
 RESET seq_page_cost;
 -- an empty range

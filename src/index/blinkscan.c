@@ -203,9 +203,17 @@ _blink_preprocess_keys(IndexScanDesc scan)
 		/* index option bits, as insertion keys carry them */
 		sk->sk_flags |= rel->rd_indoption[sk->sk_attno - 1] << SK_BT_INDOPTION_SHIFT;
 
+		/*
+		 * "col op NULL" matches nothing, and neither does "col op ANY (NULL)"
+		 * (a null array from a constant, a parameter or an initplan): its
+		 * argument is no array to look at.
+		 */
 		if ((sk->sk_flags & SK_ISNULL) &&
 			!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
-			so->qual_ok = false;	/* "col op NULL" matches nothing */
+		{
+			so->qual_ok = false;
+			continue;
+		}
 
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
