@@ -226,7 +226,19 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 		vacuum_delay_point();
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 vs->info->strategy);
-		_blink_lock_for_cleanup(rel, buf);
+
+		/*
+		 * A bulk delete needs the cleanup lock: no scan may stand between
+		 * reading an entry that goes and fetching its row, whose line
+		 * pointer VACUUM is about to free.  The counting pass of a VACUUM
+		 * that deleted nothing (no callback) changes no page, so a share
+		 * lock does: a scan's pin -- an idle index-only cursor keeps one --
+		 * does not hold it up (btree skips that pass altogether).
+		 */
+		if (vs->callback)
+			_blink_lock_for_cleanup(rel, buf);
+		else
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 
 		if (PageIsNew(page))
@@ -256,6 +268,7 @@ _blink_vacuum_page(BlinkVacState *vs, BlockNumber blkno, BlockNumber orig_blkno)
 			removed = _blink_leaf_plan_removal(page, _blink_vacuum_tid_gone, vs,
 											   deletable, &ndeletable,
 											   updates, &nupdates, &kept);
+			Assert(vs->callback || ndeletable + nupdates == 0);
 			if (ndeletable + nupdates > 0)
 			{
 				_blink_leaf_delete(rel, buf, deletable, ndeletable, updates, nupdates);
