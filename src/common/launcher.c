@@ -39,6 +39,7 @@
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "common/counters.h"
@@ -78,6 +79,13 @@ static StartedWorker started[BLINKAM_MAX_STARTING];
 static int	nstarted = 0;
 
 /*
+ * Databases whose start-up repair sweep found no free request entry (more
+ * databases than entries): asked again as entries free up.
+ */
+static Oid *repairs_owed = NULL;
+static int	nrepairs_owed = 0;
+
+/*
  * Wake the launcher (from any backend).  It will start a worker for every
  * database that has work and none.
  */
@@ -102,6 +110,9 @@ launcher_request_repairs(void)
 	TableScanDesc scan;
 	HeapTuple	tup;
 
+	int			max = 64;
+
+	repairs_owed = MemoryContextAlloc(TopMemoryContext, max * sizeof(Oid));
 	StartTransactionCommand();
 	(void) GetTransactionSnapshot();
 	rel = table_open(DatabaseRelationId, AccessShareLock);
@@ -110,12 +121,32 @@ launcher_request_repairs(void)
 	{
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
 
-		if (db->datallowconn)
-			blinkam_request_repair(db->oid);
+		if (!db->datallowconn || blinkam_request_repair(db->oid))
+			continue;
+		if (nrepairs_owed == max)
+		{
+			max *= 2;
+			repairs_owed = repalloc(repairs_owed, max * sizeof(Oid));
+		}
+		repairs_owed[nrepairs_owed++] = db->oid;
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	CommitTransactionCommand();
+}
+
+/* Ask again for the repair sweeps that found no free entry at start. */
+static void
+launcher_request_owed_repairs(void)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < nrepairs_owed; i++)
+	{
+		if (!blinkam_request_repair(repairs_owed[i]))
+			repairs_owed[kept++] = repairs_owed[i];
+	}
+	nrepairs_owed = kept;
 }
 
 /* Start a worker for every database that has work and no worker. */
@@ -133,7 +164,7 @@ launcher_dispatch(void)
 		if (GetBackgroundWorkerPid(started[i].handle, &pid) == BGWH_STOPPED)
 		{
 			/* if it never attached, let the database be tried again later */
-			blinkam_worker_start_failed(started[i].dbid);
+			blinkam_worker_start_failed(started[i].dbid, true);
 			pfree(started[i].handle);
 			started[i--] = started[--nstarted];
 		}
@@ -157,7 +188,7 @@ launcher_dispatch(void)
 			nstarted++;
 		}
 		else
-			blinkam_worker_start_failed(dbids[i]);	/* no slot: later */
+			blinkam_worker_start_failed(dbids[i], false);	/* no slot: later */
 	}
 }
 
@@ -225,6 +256,8 @@ blinkam_launcher_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
+		if (nrepairs_owed > 0)
+			launcher_request_owed_repairs();
 		launcher_dispatch();
 
 		/* Woken by requests and by its workers' exits; polls once a second. */

@@ -80,16 +80,20 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "common/counters.h"
 #include "common/pool.h"
@@ -110,6 +114,12 @@ typedef struct BlinkDbRequest
 	bool		starting;		/* the launcher has started a worker */
 	pid_t		worker_pid;		/* the worker serving it, or 0 */
 	Latch	   *worker_latch;
+	bool		leave;			/* its worker is asked to exit now */
+	int			failures;		/* workers started in a row that stopped
+								 * before attaching */
+	TimestampTz held_until;		/* no worker before then: a command needs
+								 * the database to itself (see
+								 * blinkam_release_database) */
 } BlinkDbRequest;
 
 typedef struct BlinkPoolSlot
@@ -151,6 +161,12 @@ typedef struct BlinkPoolShared
 } BlinkPoolShared;
 
 static BlinkPoolShared *Pools = NULL;
+
+/* how long a command that needs a database to itself keeps workers away */
+#define BLINKAM_HOLD_MS		10000
+
+/* This worker's database entry while it is attached (it stays ours). */
+static BlinkDbRequest *attached_entry = NULL;
 
 static inline BlockNumber *
 slot_blocks(int slot, int kind)
@@ -259,6 +275,25 @@ db_request(Oid dbid, bool create)
 		return free_entry;
 	}
 	return NULL;
+}
+
+/*
+ * Free the entry r (the pools lock held exclusively) if nothing is asked
+ * of its database and no worker serves it or is starting: entries are few
+ * (BLINKAM_MAX_DB_REQUESTS), and a database dropped, or merely idle, must
+ * not keep one from the others.
+ */
+static void
+free_idle_entry(BlinkDbRequest *r)
+{
+	if (r->worker_pid != 0 || r->starting || r->repair || r->returns)
+		return;
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		if (Pools->slots[i].dbid == r->dbid && Pools->slots[i].refill)
+			return;
+	}
+	r->dbid = InvalidOid;
 }
 
 /*
@@ -611,6 +646,89 @@ pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 			q->dbid = InvalidOid;
 	}
 	LWLockRelease(Pools->lock);
+
+	/*
+	 * DROP DATABASE (the database is locked already): its worker leaves
+	 * before PostgreSQL counts the sessions connected to it.
+	 */
+	if (classId == DatabaseRelationId)
+		blinkam_release_database(objectId, BLINKAM_HOLD_MS, true);
+}
+
+/*
+ * The other commands PostgreSQL refuses while another session is
+ * connected to a database: ALTER DATABASE ... RENAME, ALTER DATABASE ...
+ * SET TABLESPACE and CREATE DATABASE (for its template, template1 unless
+ * named: blinkam may be installed there).  The worker of that database
+ * leaves first and no other starts until the command is over.
+ */
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+static Oid
+database_needed_alone(Node *stmt)
+{
+	const char *dbname = NULL;
+	List	   *options = NIL;
+	const char *option = NULL;
+
+	if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->renameType == OBJECT_DATABASE)
+		dbname = ((RenameStmt *) stmt)->subname;
+	else if (IsA(stmt, AlterDatabaseStmt))
+	{
+		dbname = ((AlterDatabaseStmt *) stmt)->dbname;
+		options = ((AlterDatabaseStmt *) stmt)->options;
+		option = "tablespace";
+	}
+	else if (IsA(stmt, CreatedbStmt))
+	{
+		options = ((CreatedbStmt *) stmt)->options;
+		option = "template";
+	}
+	if (option)
+	{
+		ListCell   *lc;
+		const char *named = NULL;
+
+		foreach(lc, options)
+		{
+			DefElem    *d = lfirst_node(DefElem, lc);
+
+			if (strcmp(d->defname, option) == 0 && d->arg != NULL)
+				named = defGetString(d);
+		}
+		if (IsA(stmt, CreatedbStmt))
+			dbname = named ? named : "template1";	/* PostgreSQL's default */
+		else if (named == NULL)
+			return InvalidOid;	/* another ALTER DATABASE */
+	}
+	return dbname ? get_database_oid(dbname, true) : InvalidOid;
+}
+
+static void
+pool_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	Oid			dbid = Pools ? database_needed_alone(pstmt->utilityStmt) : InvalidOid;
+
+	if (OidIsValid(dbid))
+		blinkam_release_database(dbid, BLINKAM_HOLD_MS, false);
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		if (OidIsValid(dbid))
+			blinkam_unhold_database(dbid);
+	}
+	PG_END_TRY();
 }
 
 /* From _PG_init: shared memory and the object access hook. */
@@ -620,6 +738,8 @@ blinkam_pool_init(void)
 	blinkam_shmem_register(pool_shmem_size, pool_shmem_init);
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = pool_object_access;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = pool_ProcessUtility;
 }
 
 /* ---------------------------------------------------------------------
@@ -627,18 +747,21 @@ blinkam_pool_init(void)
  * ---------------------------------------------------------------------
  */
 
-/* Ask for a repair sweep of a database's blink indexes. */
-void
+/*
+ * Ask for a repair sweep of a database's blink indexes.  Returns false if
+ * no entry was free for it (the launcher asks again later).
+ */
+bool
 blinkam_request_repair(Oid dbid)
 {
-	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
-	{
-		BlinkDbRequest *r = db_request(dbid, true);
+	BlinkDbRequest *r;
 
-		if (r)
-			r->repair = true;
-	}
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	r = db_request(dbid, true);
+	if (r)
+		r->repair = true;
 	LWLockRelease(Pools->lock);
+	return r != NULL;
 }
 
 /*
@@ -649,6 +772,7 @@ int
 blinkam_databases_needing_workers(Oid *dbids, int max)
 {
 	int			n = 0;
+	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	/* refill requests create database entries on the way */
@@ -664,7 +788,8 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 		BlinkDbRequest *r = &Pools->dbs[i];
 		bool		refill = false;
 
-		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting)
+		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting ||
+			r->held_until > now)
 			continue;
 		for (int j = 0; j < Pools->nslots && !refill; j++)
 			refill = Pools->slots[j].dbid == r->dbid && Pools->slots[j].refill;
@@ -678,16 +803,35 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 	return n;
 }
 
-/* The launcher could not start a worker for dbid: let it try again. */
+/*
+ * The launcher could not start a worker for dbid: let it try again.  ran:
+ * the worker ran but stopped before attaching -- the database is gone or
+ * refuses connections, or the worker failed on its way in.  After
+ * BLINKAM_MAX_START_FAILURES such workers in a row the database's requests
+ * are given up (a refill asked for later makes a new one).
+ */
+#define BLINKAM_MAX_START_FAILURES	3
+
 void
-blinkam_worker_start_failed(Oid dbid)
+blinkam_worker_start_failed(Oid dbid, bool ran)
 {
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
 		BlinkDbRequest *r = db_request(dbid, false);
 
 		if (r)
+		{
+			/* still starting: it never attached (attach clears the flag) */
+			if (ran && r->starting &&
+				++r->failures >= BLINKAM_MAX_START_FAILURES)
+			{
+				r->failures = 0;
+				r->repair = r->returns = false;
+				r->starting = false;
+				free_idle_entry(r);
+			}
 			r->starting = false;
+		}
 	}
 	LWLockRelease(Pools->lock);
 }
@@ -701,6 +845,7 @@ bool
 blinkam_worker_attach(bool *repair)
 {
 	bool		ok = true;
+	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
@@ -708,17 +853,37 @@ blinkam_worker_attach(bool *repair)
 
 		if (r == NULL || (r->worker_pid != 0 && r->worker_pid != MyProcPid))
 			ok = false;
+		else if (r->held_until > now)
+		{
+			/* started before the hold: let the command have the database */
+			r->starting = false;
+			ok = false;
+		}
 		else
 		{
 			r->worker_pid = MyProcPid;
 			r->worker_latch = MyLatch;
 			r->starting = false;
+			r->leave = false;
+			r->failures = 0;
 			*repair = r->repair;
 			r->repair = false;
+			attached_entry = r;
 		}
 	}
 	LWLockRelease(Pools->lock);
 	return ok;
+}
+
+/*
+ * Is this worker asked to exit (blinkam_release_database)?  Read without
+ * the lock: the entry stays ours while we are attached, and a request
+ * seen one loop late only costs that loop.
+ */
+bool
+blinkam_worker_should_leave(void)
+{
+	return attached_entry != NULL && ((volatile BlinkDbRequest *) attached_entry)->leave;
 }
 
 /* Take a repair request made while the worker runs. */
@@ -756,10 +921,84 @@ blinkam_worker_detach(void)
 			r->worker_pid = 0;
 			r->worker_latch = NULL;
 			r->starting = false;
+			r->leave = false;
+			free_idle_entry(r);
 		}
 	}
+	attached_entry = NULL;
 	LWLockRelease(Pools->lock);
 	/* the launcher may have work for this database again */
+	blinkam_wake_launcher();
+}
+
+/*
+ * Ask the worker of dbid, if one is attached, to exit, keep the launcher
+ * from starting another for hold_ms, and wait (at most
+ * RELEASE_WAIT_MS) until it has gone -- for a command that PostgreSQL
+ * refuses while another session is connected to the database (DROP,
+ * ALTER ... RENAME, ALTER ... SET TABLESPACE, CREATE DATABASE ...
+ * TEMPLATE).  PostgreSQL itself waits up to five seconds only for
+ * autovacuum workers, and ours would otherwise stay until its idle
+ * timeout.  A worker the launcher had started before the hold refuses to
+ * attach (blinkam_worker_attach); one blocked in its connection on the
+ * command's lock on the database is not counted by PostgreSQL.  With
+ * dropped (DROP DATABASE, from the object access hook, which runs with
+ * the database already locked): its requests go too, and so does its
+ * entry once no worker is attached.  Waits with no lock held.
+ */
+#define RELEASE_WAIT_MS		5000
+
+void
+blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		bool		gone = true;
+
+		LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+		{
+			BlinkDbRequest *r = db_request(dbid, false);
+
+			if (r)
+			{
+				r->held_until = TimestampTzPlusMilliseconds(start, hold_ms);
+				if (dropped)
+					r->repair = r->returns = false;
+				if (r->worker_pid != 0)
+				{
+					gone = false;
+					r->leave = true;
+					SetLatch(r->worker_latch);
+				}
+				else if (dropped)
+					r->dbid = InvalidOid;
+			}
+		}
+		LWLockRelease(Pools->lock);
+		if (gone ||
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), RELEASE_WAIT_MS))
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* The command that held dbid is over: workers may come back. */
+void
+blinkam_unhold_database(Oid dbid)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = db_request(dbid, false);
+
+		if (r)
+			r->held_until = 0;
+	}
+	LWLockRelease(Pools->lock);
 	blinkam_wake_launcher();
 }
 

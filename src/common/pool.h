@@ -37,11 +37,14 @@ extern int	blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
 							 int nblocks);
 
 /* database requests: the launcher and the workers */
-extern void blinkam_request_repair(Oid dbid);
+extern bool blinkam_request_repair(Oid dbid);
 extern int	blinkam_databases_needing_workers(Oid *dbids, int max);
-extern void blinkam_worker_start_failed(Oid dbid);
+extern void blinkam_worker_start_failed(Oid dbid, bool ran);
 extern bool blinkam_worker_attach(bool *repair);
 extern bool blinkam_worker_take_repair(void);
+extern bool blinkam_worker_should_leave(void);
 extern void blinkam_worker_detach(void);
+extern void blinkam_release_database(Oid dbid, int hold_ms, bool dropped);
+extern void blinkam_unhold_database(Oid dbid);
 
 #endif							/* BLINKAM_POOL_H */

@@ -274,6 +274,8 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 	Relation	rel;
 	const BlinkamRelationKind *kind;
 
+	if (blinkam_worker_should_leave())
+		return;					/* asked to exit: the sweep ends here */
 	StartTransactionCommand();
 	rel = worker_open_relation(relid, InvalidOid, &kind);
 	if (rel != NULL)
@@ -287,6 +289,8 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 			bool		isnew;
 
 			CHECK_FOR_INTERRUPTS();
+			if (blinkam_worker_should_leave())
+				break;			/* the main loop exits */
 			if (blkno < kind->first_block || blkno >= RelationGetNumberOfBlocks(rel))
 				continue;
 			if (kind->repair_page)
@@ -498,6 +502,9 @@ blinkam_worker_main(Datum main_arg)
 		MemoryContextReset(WorkerContext);
 
 		CHECK_FOR_INTERRUPTS();
+		/* a command needs the database to itself (DROP DATABASE, ...) */
+		if (blinkam_worker_should_leave())
+			break;
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
@@ -517,9 +524,9 @@ blinkam_worker_main(Datum main_arg)
 		 */
 		for (;;)
 		{
-			while (worker_return_some())
+			while (!blinkam_worker_should_leave() && worker_return_some())
 				worked = true;
-			if (!worker_refill_one())
+			if (blinkam_worker_should_leave() || !worker_refill_one())
 				break;
 			worked = true;
 		}
