@@ -109,7 +109,6 @@ launcher_request_repairs(void)
 	Relation	rel;
 	TableScanDesc scan;
 	HeapTuple	tup;
-
 	int			max = 64;
 
 	repairs_owed = MemoryContextAlloc(TopMemoryContext, max * sizeof(Oid));

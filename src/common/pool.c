@@ -277,6 +277,18 @@ db_request(Oid dbid, bool create)
 	return NULL;
 }
 
+/* Has a pool slot of dbid asked for a refill?  (The pools lock held.) */
+static bool
+refill_pending(Oid dbid)
+{
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		if (Pools->slots[i].dbid == dbid && Pools->slots[i].refill)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Free the entry r (the pools lock held exclusively) if nothing is asked
  * of its database and no worker serves it or is starting: entries are few
@@ -286,14 +298,9 @@ db_request(Oid dbid, bool create)
 static void
 free_idle_entry(BlinkDbRequest *r)
 {
-	if (r->worker_pid != 0 || r->starting || r->repair || r->returns)
-		return;
-	for (int i = 0; i < Pools->nslots; i++)
-	{
-		if (Pools->slots[i].dbid == r->dbid && Pools->slots[i].refill)
-			return;
-	}
-	r->dbid = InvalidOid;
+	if (r->worker_pid == 0 && !r->starting && !r->repair && !r->returns &&
+		!refill_pending(r->dbid))
+		r->dbid = InvalidOid;
 }
 
 /*
@@ -786,14 +793,11 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS && n < max; i++)
 	{
 		BlinkDbRequest *r = &Pools->dbs[i];
-		bool		refill = false;
 
 		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting ||
 			r->held_until > now)
 			continue;
-		for (int j = 0; j < Pools->nslots && !refill; j++)
-			refill = Pools->slots[j].dbid == r->dbid && Pools->slots[j].refill;
-		if (r->repair || r->returns || refill)
+		if (r->repair || r->returns || refill_pending(r->dbid))
 		{
 			r->starting = true;
 			dbids[n++] = r->dbid;
@@ -822,15 +826,16 @@ blinkam_worker_start_failed(Oid dbid, bool ran)
 		if (r)
 		{
 			/* still starting: it never attached (attach clears the flag) */
-			if (ran && r->starting &&
+			bool		never_attached = r->starting;
+
+			r->starting = false;
+			if (ran && never_attached &&
 				++r->failures >= BLINKAM_MAX_START_FAILURES)
 			{
 				r->failures = 0;
 				r->repair = r->returns = false;
-				r->starting = false;
 				free_idle_entry(r);
 			}
-			r->starting = false;
 		}
 	}
 	LWLockRelease(Pools->lock);
