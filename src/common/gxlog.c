@@ -89,6 +89,8 @@
  */
 #include "postgres.h"
 
+#include "access/nbtxlog.h"
+#include "access/transam.h"
 #include "access/xloginsert.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
@@ -697,4 +699,43 @@ blinkam_xlog_abort(BlinkamXLogState *state)
 		if (state->pages[i].flags & BLINKAM_XLOG_APPEND)
 			restore_page(&state->pages[i]);
 	free_state(state);
+}
+
+/*
+ * Cancel the standby queries that could still see a row version a change
+ * we are about to log removes (or freezes).  Generic WAL cannot say it, so
+ * the record is nbtree's own conflict-only record, XLOG_BTREE_REUSE_PAGE:
+ * its redo changes no page, it only resolves recovery conflicts with the
+ * snapshots, in the relation's database, that could see latestRemovedXid
+ * as running -- what heap's prune and freeze records and nbtree's deletion
+ * record do before they change the page.  The caller writes it before the
+ * change's own record, while it holds the page's exclusive lock, so a
+ * standby has cancelled those queries before it replays the change.  Does
+ * nothing for an invalid xid, an unlogged relation or wal_level minimal.
+ */
+void
+blinkam_log_conflict(Relation rel, BlockNumber blkno,
+					 TransactionId latestRemovedXid)
+{
+	xl_btree_reuse_page xlrec;
+	FullTransactionId next;
+	uint32		epoch;
+
+	if (!TransactionIdIsValid(latestRemovedXid) || !RelationNeedsWAL(rel) ||
+		!XLogStandbyInfoActive())
+		return;
+
+	/* latestRemovedXid is older than the next xid, at most 2^31 behind */
+	next = ReadNextFullTransactionId();
+	epoch = EpochFromFullTransactionId(next);
+	if (latestRemovedXid > XidFromFullTransactionId(next))
+		epoch--;
+	xlrec.node = rel->rd_node;
+	xlrec.block = blkno;
+	xlrec.latestRemovedFullXid =
+		FullTransactionIdFromEpochAndXid(epoch, latestRemovedXid);
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
 }

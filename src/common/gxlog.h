@@ -18,6 +18,7 @@
 
 #include "access/generic_xlog.h"
 #include "access/xlogdefs.h"
+#include "storage/block.h"
 #include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
@@ -38,5 +39,7 @@ extern void blinkam_xlog_touch(BlinkamXLogState *state, Page image,
 							   void *ptr, Size len);
 extern XLogRecPtr blinkam_xlog_finish(BlinkamXLogState *state);
 extern void blinkam_xlog_abort(BlinkamXLogState *state);
+extern void blinkam_log_conflict(Relation rel, BlockNumber blkno,
+								 TransactionId latestRemovedXid);
 
 #endif							/* BLINKAM_GXLOG_H */

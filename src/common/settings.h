@@ -79,9 +79,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HOT_SWITCH_CLAIMED,	/* a blinkheap insert found its hot
 										 * page full and claimed the switch,
 										 * before finding the next page */
-	BLINKAM_PAUSE_BATCH_ROUND	/* a batch holder has written a record and
+	BLINKAM_PAUSE_BATCH_ROUND,	/* a batch holder has written a record and
 								 * finished its waiters, still holding the
 								 * page, before it looks for more */
+	BLINKAM_PAUSE_HEAP_TUPLE_STORED /* a blinkheap read has put a tuple in
+									 * the executor's slot and let go of
+									 * the page's lock */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

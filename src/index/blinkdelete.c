@@ -14,12 +14,10 @@
  */
 #include "postgres.h"
 
-#include "access/nbtxlog.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
 #include "access/xlog.h"
-#include "access/xloginsert.h"
 #include "utils/rel.h"
 
 #include "common/counters.h"
@@ -217,34 +215,6 @@ _blink_mark_dead(Relation rel, BlockNumber blkno, Buffer pinned, uint32 version,
 		ReleaseBuffer(buf);
 }
 
-/*
- * Cancel the standby queries that could still see a row whose entry we
- * are about to remove.  Generic WAL has no way to say it, so the record
- * is nbtree's own conflict-only record, XLOG_BTREE_REUSE_PAGE: its redo
- * changes no page, it only resolves recovery conflicts with snapshots
- * that could see latestRemovedXid, in the index's database -- exactly
- * what nbtree's deletion record does before it removes entries.  Written
- * before the deletion's record, so a standby cancels them first.
- */
-static void
-_blink_log_conflict(Relation rel, BlockNumber blkno, TransactionId latestRemovedXid)
-{
-	xl_btree_reuse_page xlrec;
-	FullTransactionId next = ReadNextFullTransactionId();
-	uint32		epoch = EpochFromFullTransactionId(next);
-
-	/* latestRemovedXid is older than the next xid, at most 2^31 behind */
-	if (latestRemovedXid > XidFromFullTransactionId(next))
-		epoch--;
-	xlrec.node = rel->rd_node;
-	xlrec.block = blkno;
-	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, latestRemovedXid);
-
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
-	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
-}
-
 /* qsort comparator for block numbers and offsets */
 static int
 _blink_cmp_block(const void *a, const void *b)
@@ -377,9 +347,8 @@ _blink_delete_entries(Relation rel, Buffer buf, TM_IndexDeleteOp *delstate,
 		return;
 	}
 
-	if (RelationNeedsWAL(rel) && XLogStandbyInfoActive() &&
-		TransactionIdIsValid(latestRemovedXid))
-		_blink_log_conflict(rel, BufferGetBlockNumber(buf), latestRemovedXid);
+	/* standby queries that could see a removed row go first */
+	blinkam_log_conflict(rel, BufferGetBlockNumber(buf), latestRemovedXid);
 	_blink_leaf_delete(rel, buf, deletable, ndeletable, updates, nupdates);
 	blinkam_count(BLINKAM_COUNTER_ENTRIES_DELETED, nentries);
 	for (int i = 0; i < nupdates; i++)

@@ -67,8 +67,10 @@ typedef BlinkheapPageOpaqueData *BlinkheapPageOpaque;
 /*
  * Scan state.  Scans are always page-at-a-time: the offsets of a page's
  * visible tuples are copied under a share lock, the pin is kept while the
- * scan returns them (tuples never move while pinned: nothing in blinkheap
- * compacts a page yet).
+ * scan returns them (on a primary tuples never move while pinned: VACUUM
+ * compacts a page only under a cleanup lock).  A scan that begins during
+ * recovery, where redo moves tuples under pins, also copies the page under
+ * that lock and returns copies of the tuples (_bh_store_tuple).
  */
 typedef struct BlinkheapScanDescData
 {
@@ -90,6 +92,9 @@ typedef struct BlinkheapScanDescData
 	OffsetNumber rs_vistuples[BLINKHEAP_MAX_TUPLES_PER_PAGE];
 
 	HeapTupleData rs_ctup;		/* the current tuple */
+
+	/* recovery: the current page as it was under the share lock */
+	char	   *rs_pagecopy;	/* BLCKSZ bytes, or NULL on a primary */
 
 	/* TID range scans */
 	ItemPointerData rs_mintid;
@@ -163,8 +168,12 @@ _bh_writer_xid(void)
 extern void _bh_check_page(Relation rel, Buffer buf);
 extern void _bh_corrupted(Relation rel, BlockNumber blkno, OffsetNumber off,
 						  const char *detail) pg_attribute_noreturn();
+extern bool _bh_get_tuple_at(Relation rel, Page page, BlockNumber blkno,
+							 OffsetNumber off, HeapTuple tuple);
 extern bool _bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off,
 						  HeapTuple tuple);
+extern void _bh_store_tuple(TupleTableSlot *slot, HeapTuple tuple, Buffer buf);
+extern void _bh_store_copy(TupleTableSlot *slot, HeapTuple tuple);
 extern Size _bh_page_free_space(Page page);
 extern Size _bh_insert_reserve(Relation rel, Size need);
 extern bool _bh_page_has_room(Page page, Size need, Size save);
@@ -225,6 +234,10 @@ extern bool blinkheap_scan_getnextslot_tidrange(TableScanDesc sscan,
 												ScanDirection direction,
 												TupleTableSlot *slot);
 extern bool _bh_scan_next_block(BlinkheapScanDesc scan, ScanDirection dir);
+extern void _bh_scan_copy_page(BlinkheapScanDesc scan);
+extern bool _bh_scan_tuple(BlinkheapScanDesc scan, OffsetNumber off,
+						   HeapTuple tuple);
+extern void _bh_scan_store(BlinkheapScanDesc scan, TupleTableSlot *slot);
 extern void _bh_scan_set_limits(BlinkheapScanDesc scan, BlockNumber start,
 								BlockNumber nblocks);
 extern bool blinkheap_scan_sample_next_block(TableScanDesc sscan,
@@ -261,7 +274,7 @@ extern bool blinkheap_tuple_satisfies_snapshot(Relation rel,
 extern TransactionId blinkheap_index_delete_tuples(Relation rel,
 												   TM_IndexDeleteOp *delstate);
 extern bool _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple,
-					  Buffer *userbuf, bool keep_buf);
+					  Buffer *userbuf, bool keep_buf, TupleTableSlot *slot);
 
 /* blinkheap_dml.c */
 extern void blinkheap_tuple_insert(Relation rel, TupleTableSlot *slot,

@@ -10,8 +10,9 @@
  * block is pinned, share-locked while the visibility of the candidates is
  * decided, and the offsets of the visible ones are kept in rs_vistuples;
  * the lock is then released and the tuples are returned under the pin
- * alone, as the sequential scan does (tuples never move on a pinned
- * page).  There are no HOT chains: every version has its own index
+ * alone, as the sequential scan does (on a primary tuples never move on a
+ * pinned page; during recovery the scan returns copies from a copy of the
+ * page made under the lock, see blinkheap_scan.c).  There are no HOT chains: every version has its own index
  * entries, so an exact offset is looked at alone.
  *
  * SERIALIZABLE: every visible tuple is predicate-locked by TID and every
@@ -101,6 +102,8 @@ blinkheap_scan_bitmap_next_block(TableScanDesc sscan, TBMIterateResult *tbmres)
 		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 			_bh_bitmap_check(scan, off);
 	}
+	if (scan->rs_ntuples > 0)
+		_bh_scan_copy_page(scan);	/* during recovery only */
 	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_UNLOCK);
 
 	Assert(scan->rs_ntuples <= BLINKHEAP_MAX_TUPLES_PER_PAGE);
@@ -123,10 +126,10 @@ blinkheap_scan_bitmap_next_tuple(TableScanDesc sscan, TBMIterateResult *tbmres,
 		return false;
 
 	off = scan->rs_vistuples[scan->rs_cindex++];
-	if (!_bh_get_tuple(sscan->rs_rd, scan->rs_cbuf, off, &scan->rs_ctup))
+	if (!_bh_scan_tuple(scan, off, &scan->rs_ctup))
 		elog(ERROR, "blinkheap tuple (%u,%u) vanished during a bitmap scan",
 			 scan->rs_cblock, off);
 	pgstat_count_heap_fetch(sscan->rs_rd);
-	ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+	_bh_scan_store(scan, slot);
 	return true;
 }

@@ -1881,7 +1881,7 @@ retry:
 						 errmsg("tuple to be locked was already moved to another partition due to concurrent update")));
 
 			tuple->t_self = *tid;
-			if (_bh_fetch(rel, &SnapshotDirty, tuple, &buffer, true))
+			if (_bh_fetch(rel, &SnapshotDirty, tuple, &buffer, true, NULL))
 			{
 				/* the chain was broken: the row we followed is gone */
 				if (!TransactionIdEquals(HeapTupleHeaderGetXmin(tuple->t_data),

@@ -23,6 +23,7 @@
 #include "storage/predicate.h"
 #include "utils/snapmgr.h"
 
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 /*
@@ -33,10 +34,14 @@
  * kept and t_data set (so the caller can look at the tuple), otherwise
  * nothing is held and t_data is NULL.  A TID that names no tuple returns
  * false with t_data NULL and no pin, whatever keep_buf says.
+ *
+ * With a slot, a visible tuple is stored in it instead, under the lock
+ * (_bh_store_tuple: by pin, or a copy during recovery), and nothing else
+ * is held: *userbuf is InvalidBuffer and tuple->t_data must not be used.
  */
 bool
 _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple, Buffer *userbuf,
-		  bool keep_buf)
+		  bool keep_buf, TupleTableSlot *slot)
 {
 	ItemPointerData tid = tuple->t_self;
 	Buffer		buf;
@@ -64,6 +69,13 @@ _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple, Buffer *userbuf,
 		PredicateLockTID(rel, &tuple->t_self, snapshot,
 						 HeapTupleHeaderGetXmin(tuple->t_data));
 	_bh_serializable_conflict_out(valid, rel, tuple, buf, snapshot);
+	if (valid && slot != NULL)
+	{
+		_bh_store_tuple(slot, tuple, buf);
+		UnlockReleaseBuffer(buf);
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TUPLE_STORED);
+		return true;
+	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 	if (valid || keep_buf)
@@ -108,7 +120,9 @@ blinkheap_index_fetch_end(IndexFetchTableData *sscan)
 /*
  * Fetch the tuple an index entry points to, if the snapshot sees it.
  * The page stays pinned in the fetch state (not locked) while the slot
- * holds the tuple; consecutive fetches from one page reuse the pin.
+ * holds the tuple; consecutive fetches from one page reuse the pin.  The
+ * slot gets the tuple under the lock: by pin, or during recovery as a copy
+ * (_bh_store_tuple).
  */
 bool
 blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
@@ -147,19 +161,18 @@ blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
 	_bh_serializable_conflict_out(valid, rel, tuple, scan->xs_cbuf, snapshot);
 	if (!valid && all_dead)
 		*all_dead = _bh_is_surely_dead(tuple, GlobalVisTestFor(rel));
+	if (valid)
+		_bh_store_tuple(slot, tuple, scan->xs_cbuf);
 	LockBuffer(scan->xs_cbuf, BUFFER_LOCK_UNLOCK);
-
-	if (!valid)
-		return false;
-
-	slot->tts_tableOid = RelationGetRelid(rel);
-	ExecStoreBufferHeapTuple(tuple, slot, scan->xs_cbuf);
-	return true;
+	if (valid)
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TUPLE_STORED);
+	return valid;
 }
 
 /*
  * The version at tid, if snapshot sees it; the slot then holds a pin on
- * its page (no lock).  Nothing is held when it returns false.
+ * its page (no lock), or a copy during recovery.  Nothing is held when it
+ * returns false.
  */
 bool
 blinkheap_tuple_fetch_row_version(Relation rel, ItemPointer tid,
@@ -170,13 +183,7 @@ blinkheap_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 
 	Assert(TTS_IS_BUFFERTUPLE(slot));
 	bslot->base.tupdata.t_self = *tid;
-	if (_bh_fetch(rel, snapshot, &bslot->base.tupdata, &buf, false))
-	{
-		slot->tts_tableOid = RelationGetRelid(rel);
-		ExecStorePinnedBufferHeapTuple(&bslot->base.tupdata, slot, buf);
-		return true;
-	}
-	return false;
+	return _bh_fetch(rel, snapshot, &bslot->base.tupdata, &buf, false, slot);
 }
 
 bool
@@ -243,7 +250,8 @@ blinkheap_tuple_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 
 /*
  * Is the tuple in the slot visible to snapshot?  The slot holds a pin on
- * the tuple's page; we share-lock it while deciding.
+ * the tuple's page; we share-lock it while deciding.  A slot holding a
+ * copy (fetched during recovery) is judged by the copy.
  */
 bool
 blinkheap_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
@@ -253,7 +261,8 @@ blinkheap_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 	bool		res;
 
 	Assert(TTS_IS_BUFFERTUPLE(slot));
-	Assert(BufferIsValid(bslot->buffer));
+	if (!BufferIsValid(bslot->buffer))
+		return _bh_satisfies(bslot->base.tuple, snapshot, InvalidBuffer);
 
 	LockBuffer(bslot->buffer, BUFFER_LOCK_SHARE);
 	res = _bh_satisfies(bslot->base.tuple, snapshot, bslot->buffer);

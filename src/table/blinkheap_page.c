@@ -27,6 +27,8 @@
 #include "postgres.h"
 
 #include "access/hio.h"
+#include "access/xlog.h"
+#include "executor/tuptable.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
 
@@ -98,19 +100,19 @@ _bh_check_page(Relation rel, Buffer buf)
 }
 
 /*
- * Point tuple at item off of the (already checked) page in buf; false if
- * the offset is past the end of the line pointer array or the line
- * pointer holds no tuple.  A normal line pointer whose extent leaves the
- * tuple area, or whose tuple header is too short, is corruption.
+ * Point tuple at item off of the (already checked) page, block blkno;
+ * false if the offset is past the end of the line pointer array or the
+ * line pointer holds no tuple.  A normal line pointer whose extent leaves
+ * the tuple area, or whose tuple header is too short, is corruption.
  *
- * The caller holds a pin and at least a share lock on buf.
+ * The page is a share-locked (at least) buffer's, or a private copy of one
+ * made under that lock (a scan during recovery, see _bh_store_tuple).
  */
 bool
-_bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off, HeapTuple tuple)
+_bh_get_tuple_at(Relation rel, Page page, BlockNumber blkno, OffsetNumber off,
+				 HeapTuple tuple)
 {
-	Page		page = BufferGetPage(buf);
 	PageHeader	ph = (PageHeader) page;
-	BlockNumber blkno = BufferGetBlockNumber(buf);
 	ItemId		lp;
 	unsigned	lpoff,
 				lplen;
@@ -140,6 +142,52 @@ _bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off, HeapTuple tuple)
 	tuple->t_tableOid = RelationGetRelid(rel);
 	ItemPointerSet(&tuple->t_self, blkno, off);
 	return true;
+}
+
+/* The same for the page of buf, which the caller pins and share-locks. */
+bool
+_bh_get_tuple(Relation rel, Buffer buf, OffsetNumber off, HeapTuple tuple)
+{
+	return _bh_get_tuple_at(rel, BufferGetPage(buf), BufferGetBlockNumber(buf),
+							off, tuple);
+}
+
+/*
+ * Put a tuple of the page in buf into a buffer slot for the executor.
+ * The caller holds a pin and at least a share lock on buf.
+ *
+ * On a primary the slot points into the page and takes its own pin: the
+ * tuple's bytes cannot move while any pin is held, because the only thing
+ * that moves them, VACUUM's compaction, takes a cleanup lock.
+ *
+ * During recovery a pin protects nothing: generic WAL's redo applies the
+ * compaction under an exclusive lock only (it never asks for a cleanup
+ * lock), so a tuple a standby query reads through a pin can move under
+ * it.  There the slot gets its own copy of the tuple, made now, under the
+ * caller's lock, and holds no pin.  Scans that return tuples after
+ * releasing the lock copy the whole page under it instead
+ * (blinkheap_scan.c) and store from that copy with _bh_store_copy.
+ */
+void
+_bh_store_tuple(TupleTableSlot *slot, HeapTuple tuple, Buffer buf)
+{
+	if (RecoveryInProgress())
+		_bh_store_copy(slot, tuple);
+	else
+		ExecStoreBufferHeapTuple(tuple, slot, buf);
+}
+
+/*
+ * Store a copy of tuple, whose bytes the caller keeps stable (a lock, or a
+ * private page copy), in a buffer slot; the slot owns the copy.
+ */
+void
+_bh_store_copy(TupleTableSlot *slot, HeapTuple tuple)
+{
+	ExecForceStoreHeapTuple(tuple, slot, false);
+	/* a forced store leaves these unset; the executor uses both */
+	slot->tts_tid = tuple->t_self;
+	slot->tts_tableOid = tuple->t_tableOid;
 }
 
 /*

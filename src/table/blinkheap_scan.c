@@ -7,10 +7,17 @@
  * Every scan works a page at a time: it pins the page, takes a share
  * lock, decides the visibility of every tuple at once and copies the
  * offsets of the visible ones, then releases the lock and returns tuples
- * from the copy while keeping the pin.  That is heap's "page mode"; here
- * it is used for every snapshot type, not only MVCC, because tuples never
- * move on a pinned page (nothing compacts blinkheap pages yet) and a
- * tuple's visibility is judged as of the moment its page was read.
+ * from the page while keeping the pin.  That is heap's "page mode"; here
+ * it is used for every snapshot type, not only MVCC, because on a primary
+ * tuples never move on a pinned page (VACUUM compacts only under a cleanup
+ * lock) and a tuple's visibility is judged as of the moment its page was
+ * read.
+ *
+ * During recovery redo moves tuples under pins (see _bh_store_tuple), so
+ * a scan begun then copies each page into rs_pagecopy under the same share
+ * lock and returns copies of the tuples of that copy, holding no pin in
+ * the slot.  A standby that is promoted during the scan changes nothing:
+ * the copies stay correct.
  *
  * TABLESAMPLE scans follow the TsmRoutine protocol: the sampling method
  * names the blocks (NextSampleBlock), or the table is read block by block
@@ -34,12 +41,14 @@
 #include "access/tsmapi.h"
 #include "access/valid.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "nodes/execnodes.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "utils/snapmgr.h"
 
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 /* Reset the scan to its beginning; keep the limits if asked to. */
@@ -114,6 +123,9 @@ blinkheap_scan_begin(Relation rel, Snapshot snapshot, int nkeys, ScanKey key,
 	}
 
 	scan->rs_ctup.t_tableOid = RelationGetRelid(rel);
+	/* decided once: a backend never goes back into recovery */
+	if (RecoveryInProgress())
+		scan->rs_pagecopy = palloc(BLCKSZ);
 	if (pscan != NULL)
 		scan->rs_pworker = palloc0(sizeof(ParallelBlockTableScanWorkerData));
 	if (nkeys > 0)
@@ -155,6 +167,8 @@ blinkheap_scan_end(TableScanDesc sscan)
 		FreeAccessStrategy(scan->rs_strategy);
 	if (scan->rs_pworker != NULL)
 		pfree(scan->rs_pworker);
+	if (scan->rs_pagecopy != NULL)
+		pfree(scan->rs_pagecopy);
 	if (sscan->rs_flags & SO_TEMP_SNAPSHOT)
 		UnregisterSnapshot(sscan->rs_snapshot);
 	pfree(scan);
@@ -250,9 +264,22 @@ finished:
 }
 
 /*
+ * During recovery: copy the current page, which the caller share-locks,
+ * into rs_pagecopy; the scan returns its tuples from there.  Nothing on a
+ * primary.
+ */
+void
+_bh_scan_copy_page(BlinkheapScanDesc scan)
+{
+	if (scan->rs_pagecopy != NULL)
+		memcpy(scan->rs_pagecopy, BufferGetPage(scan->rs_cbuf), BLCKSZ);
+}
+
+/*
  * Decide visibility for every tuple of the pinned page in rs_cbuf and
  * keep the offsets of the visible ones (and those passing the scan keys).
- * Takes and releases a share lock; the pin stays.
+ * Takes and releases a share lock; the pin stays.  During recovery the
+ * page is also copied under that lock (_bh_scan_copy_page).
  */
 static void
 _bh_scan_collect(BlinkheapScanDesc scan)
@@ -288,8 +315,37 @@ _bh_scan_collect(BlinkheapScanDesc scan)
 		if (valid)
 			scan->rs_vistuples[n++] = off;
 	}
+	if (n > 0)
+		_bh_scan_copy_page(scan);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	scan->rs_ntuples = n;
+}
+
+/*
+ * The tuple at offset off of the current page (the copy, during recovery)
+ * into tuple; false if there is none there.
+ */
+bool
+_bh_scan_tuple(BlinkheapScanDesc scan, OffsetNumber off, HeapTuple tuple)
+{
+	if (scan->rs_pagecopy != NULL)
+		return _bh_get_tuple_at(scan->rs_base.rs_rd, (Page) scan->rs_pagecopy,
+								scan->rs_cblock, off, tuple);
+	return _bh_get_tuple(scan->rs_base.rs_rd, scan->rs_cbuf, off, tuple);
+}
+
+/*
+ * The current tuple, rs_ctup, into slot: by pin, or as a copy in recovery.
+ * No lock is held.
+ */
+void
+_bh_scan_store(BlinkheapScanDesc scan, TupleTableSlot *slot)
+{
+	if (scan->rs_pagecopy != NULL)
+		_bh_store_copy(slot, &scan->rs_ctup);
+	else
+		ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+	blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TUPLE_STORED);
 }
 
 /*
@@ -299,7 +355,6 @@ _bh_scan_collect(BlinkheapScanDesc scan)
 static bool
 _bh_scan_next_tuple(BlinkheapScanDesc scan, ScanDirection dir)
 {
-	Relation	rel = scan->rs_base.rs_rd;
 	bool		backward = ScanDirectionIsBackward(dir);
 	OffsetNumber off;
 
@@ -322,7 +377,7 @@ _bh_scan_next_tuple(BlinkheapScanDesc scan, ScanDirection dir)
 			if (scan->rs_cindex >= 0 && scan->rs_cindex < scan->rs_ntuples)
 			{
 				off = scan->rs_vistuples[scan->rs_cindex];
-				if (!_bh_get_tuple(rel, scan->rs_cbuf, off, &scan->rs_ctup))
+				if (!_bh_scan_tuple(scan, off, &scan->rs_ctup))
 					elog(ERROR, "blinkheap tuple (%u,%u) vanished during a scan",
 						 scan->rs_cblock, off);
 				return true;
@@ -352,7 +407,7 @@ blinkheap_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 		return false;
 	}
 	pgstat_count_heap_getnext(sscan->rs_rd);
-	ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+	_bh_scan_store(scan, slot);
 	return true;
 }
 
@@ -425,7 +480,7 @@ blinkheap_scan_getnextslot_tidrange(TableScanDesc sscan,
 		break;
 	}
 	pgstat_count_heap_getnext(sscan->rs_rd);
-	ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+	_bh_scan_store(scan, slot);
 	return true;
 }
 
@@ -533,11 +588,11 @@ blinkheap_scan_sample_next_tuple(TableScanDesc sscan,
 			break;
 		if (!_bh_scan_offset_visible(scan, off))
 			continue;
-		if (!_bh_get_tuple(sscan->rs_rd, scan->rs_cbuf, off, &scan->rs_ctup))
+		if (!_bh_scan_tuple(scan, off, &scan->rs_ctup))
 			elog(ERROR, "blinkheap tuple (%u,%u) vanished during a sample scan",
 				 scan->rs_cblock, off);
 		pgstat_count_heap_getnext(sscan->rs_rd);
-		ExecStoreBufferHeapTuple(&scan->rs_ctup, slot, scan->rs_cbuf);
+		_bh_scan_store(scan, slot);
 		return true;
 	}
 	ExecClearTuple(slot);

@@ -5,8 +5,10 @@
  *	  freezing, relfrozenxid/relminmxid, free space map, truncation.
  *
  * Pass 1, block by block, under a cleanup lock (an exclusive lock with no
- * other pin: scans and slots read tuples through pins without a lock, so
- * only then may tuples move):
+ * other pin: on a primary, scans and slots read tuples through pins
+ * without a lock, so only then may tuples move; a standby replays the
+ * record under an exclusive lock only, so readers there copy what they
+ * read under their share lock, see _bh_store_tuple):
  *
  *   - every tuple is judged against OldestXmin.  A DEAD tuple loses its
  *     storage and its line pointer becomes LP_DEAD -- or LP_UNUSED at once
@@ -19,7 +21,11 @@
  *     later readers need not ask the commit log (the record is in WAL after
  *     the inserter's commit record, so the hint cannot survive a crash that
  *     loses the commit);
- *   - if anything changed, ONE generic WAL record carries the page: dead
+ *   - if anything changed, a conflict-only record first cancels the
+ *     standby queries that could still see a removed tuple (the newest
+ *     removed xmax) or see a frozen one as not inserted (FreezeLimit - 1),
+ *     as heap's prune and freeze records do (blinkam_log_conflict);
+ *   - then ONE generic WAL record carries the page: dead
  *     line pointers, the compaction (PageRepairFragmentation), the hint
  *     bits and the frozen headers (heap_execute_freeze_tuple applies a
  *     freeze plan to the page copy; it writes nothing itself).  Hint bits
@@ -134,6 +140,7 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 	OffsetNumber hintoffs[MaxHeapTuplesPerPage];
 	int			nhint = 0;
 	bool		used = false;
+	TransactionId conflict = InvalidTransactionId;
 
 	frz = palloc(sizeof(xl_heap_freeze_tuple) * MaxHeapTuplesPerPage);
 	*has_dead = false;
@@ -163,6 +170,7 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			case HEAPTUPLE_DEAD:
 				deadoffs[ndead++] = off;
 				vs->removed_tuples++;
+				HeapTupleHeaderAdvanceLatestRemovedXid(tup.t_data, &conflict);
 				continue;
 			case HEAPTUPLE_LIVE:
 				vs->live_tuples++;
@@ -199,8 +207,27 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 
 	if (ndead > 0 || nfrz > 0 || nhint > 0)
 	{
-		BlinkamXLogState *state = blinkam_xlog_start(rel);
-		Page		copy = blinkam_xlog_register(state, buf, 0);
+		BlinkamXLogState *state;
+		Page		copy;
+
+		/*
+		 * Standby queries that could still see a removed tuple, or see a
+		 * frozen one as not yet inserted, are cancelled first: the freeze
+		 * horizon is heap's (every xid before FreezeLimit).
+		 */
+		if (nfrz > 0)
+		{
+			TransactionId frozen = vs->FreezeLimit;
+
+			TransactionIdRetreat(frozen);
+			if (!TransactionIdIsValid(conflict) ||
+				TransactionIdFollows(frozen, conflict))
+				conflict = frozen;
+		}
+		blinkam_log_conflict(rel, blkno, conflict);
+
+		state = blinkam_xlog_start(rel);
+		copy = blinkam_xlog_register(state, buf, 0);
 
 		/* hint bits, in this record: a standby gets them too */
 		for (int i = 0; i < nhint; i++)
