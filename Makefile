@@ -51,6 +51,7 @@ OBJS = \
 	src/table/blinkheap_hot.o \
 	src/table/blinkheap_page.o \
 	src/table/blinkheap_pool.o \
+	src/table/blinkheap_publication.o \
 	src/table/blinkheap_rewrite.o \
 	src/table/blinkheap_scan.o \
 	src/table/blinkheap_vacuum.o \

@@ -723,12 +723,9 @@ pool_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		blinkam_release_database(dbid, BLINKAM_HOLD_MS, false);
 	PG_TRY();
 	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
+			(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+			 dest, qc);
 	}
 	PG_FINALLY();
 	{

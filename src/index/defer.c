@@ -532,12 +532,9 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	scope_depth++;
 	PG_TRY();
 	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
+			(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+			 dest, qc);
 	}
 	PG_FINALLY();
 	{

@@ -201,6 +201,9 @@ extern void _bh_insert_write(Relation rel, Buffer buf, bool is_new,
 extern void _bh_hot_forget(Relation rel);
 extern void blinkheap_hot_init(void);
 
+/* blinkheap_publication.c */
+extern void blinkheap_publication_init(void);
+
 /* blinkheap_visibility.c */
 extern bool _bh_satisfies(HeapTuple tuple, Snapshot snapshot, Buffer buffer);
 extern bool _bh_satisfies_in_page(HeapTuple tuple, Snapshot snapshot,

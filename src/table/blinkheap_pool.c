@@ -104,4 +104,5 @@ blinkheap_init(void)
 	blinkam_register_relation_kind(&blinkheap_relation_kind);
 	blinkheap_hot_init();
 	blinkheap_csn_init();
+	blinkheap_publication_init();
 }

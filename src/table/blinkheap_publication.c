@@ -1,0 +1,172 @@
+/*-------------------------------------------------------------------------
+ *
+ * blinkheap_publication.c
+ *	  Refuse to publish blinkheap tables for logical replication.
+ *
+ * Logical decoding reads heap's WAL records; blinkheap writes generic WAL,
+ * which it does not decode.  A subscription to a publication holding a
+ * blinkheap table would get the table's initial copy (a plain COPY) and
+ * then nothing, silently.  So after CREATE PUBLICATION and after ALTER
+ * PUBLICATION ... ADD / SET, a ProcessUtility hook looks at what the
+ * publication now holds:
+ *
+ *   - a blinkheap table named in it, or a blinkheap partition of a
+ *     partitioned table named in it: ERROR, which undoes the command;
+ *   - a blinkheap table it holds through FOR ALL TABLES or TABLES IN
+ *     SCHEMA: WARNING (PostgreSQL itself leaves out of such publications,
+ *     silently, the tables it cannot publish; here the user is told).
+ *
+ * Left as they are: a blinkheap table created later in a published schema
+ * or partition tree, or a published table moved to blinkheap by ALTER
+ * TABLE ... SET ACCESS METHOD, is not reported (README, limits).
+ *
+ * src/table/blinkheap_publication.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_publication.h"
+#include "commands/defrem.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "table/blinkheap.h"
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* Is relid a blinkheap table (amoid is blinkheap's access method)? */
+static bool
+_bh_rel_is_blinkheap(Oid relid, Oid amoid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		result = ((Form_pg_class) GETSTRUCT(tup))->relam == amoid;
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
+/*
+ * The blinkheap table of lowest OID among relids, and how many there are.
+ * The list may name a table twice (a leaf partition in a published schema
+ * comes both as itself and as its parent's leaf): it is sorted here.
+ */
+static Oid
+_bh_first_blinkheap(List *relids, Oid amoid, int *count)
+{
+	Oid			first = InvalidOid;
+	Oid			prev = InvalidOid;
+	ListCell   *lc;
+
+	*count = 0;
+	list_sort(relids, list_oid_cmp);
+	foreach(lc, relids)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (relid == prev)
+			continue;
+		prev = relid;
+		if (_bh_rel_is_blinkheap(relid, amoid))
+		{
+			if (*count == 0)
+				first = relid;
+			(*count)++;
+		}
+	}
+	return first;
+}
+
+/* What the publication holds after the command; see the file header. */
+static void
+_bh_check_publication(const char *pubname)
+{
+	Oid			amoid = get_table_am_oid("blinkheap", true);
+	Publication *pub;
+	List	   *implicit;
+	Oid			relid;
+	int			n;
+
+	if (!OidIsValid(amoid))
+		return;
+	CommandCounterIncrement();	/* see the command's catalog rows */
+	pub = GetPublicationByName(pubname, true);
+	if (pub == NULL)
+		return;
+
+	relid = _bh_first_blinkheap(GetPublicationRelations(pub->oid,
+														PUBLICATION_PART_LEAF),
+								amoid, &n);
+	if (n > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot add blinkheap table \"%s\" to publication \"%s\"",
+						get_rel_name(relid), pubname),
+				 errdetail("Logical decoding does not see changes to blinkheap tables: a subscriber would get the table's initial copy and nothing after it."),
+				 errhint("Publish a heap table, or copy the data with a trigger or an external tool.")));
+
+	if (pub->alltables)
+		implicit = GetAllTablesPublicationRelations(false);
+	else
+		implicit = GetAllSchemaPublicationRelations(pub->oid,
+													PUBLICATION_PART_LEAF);
+	relid = _bh_first_blinkheap(implicit, amoid, &n);
+	if (n > 0)
+		ereport(WARNING,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg_plural("publication \"%s\" includes %d blinkheap table, whose changes are not published",
+							   "publication \"%s\" includes %d blinkheap tables, whose changes are not published",
+							   n, pubname, n),
+				 errdetail("\"%s\" is a blinkheap table; logical decoding does not see changes to blinkheap tables, so a subscriber gets their initial copy and nothing after it.",
+						   get_rel_name(relid)),
+				 errhint("Publish the other tables by name, or move these tables to heap.")));
+}
+
+/* The publication a CREATE or ALTER PUBLICATION adds tables to, or NULL. */
+static const char *
+_bh_publication_adding(Node *stmt)
+{
+	if (IsA(stmt, CreatePublicationStmt))
+		return ((CreatePublicationStmt *) stmt)->pubname;
+	if (IsA(stmt, AlterPublicationStmt))
+	{
+		AlterPublicationStmt *a = (AlterPublicationStmt *) stmt;
+
+		/* options only, or DROP TABLE / DROP TABLES IN SCHEMA: nothing new */
+		if (a->pubobjects != NIL && a->action != AP_DropObjects)
+			return a->pubname;
+	}
+	return NULL;
+}
+
+static void
+_bh_publication_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+							   bool readOnlyTree, ProcessUtilityContext context,
+							   ParamListInfo params, QueryEnvironment *queryEnv,
+							   DestReceiver *dest, QueryCompletion *qc)
+{
+	const char *pubname = _bh_publication_adding(pstmt->utilityStmt);
+
+	(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
+		(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+		 dest, qc);
+	if (pubname != NULL)
+		_bh_check_publication(pubname);
+}
+
+/* From blinkheap_init. */
+void
+blinkheap_publication_init(void)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = _bh_publication_ProcessUtility;
+}
