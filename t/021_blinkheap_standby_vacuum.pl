@@ -19,6 +19,8 @@
 #    standby replays a VACUUM that removes rows it still sees, or freezes
 #    rows it must not see: never answered with rows missing or extra.
 #    The heap twin shows the same scenario cancelling a heap query.
+# 4. blink_check (heapallindexed) on the standby beside an open primary
+#    transaction that wrote the table: it must not wait for it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -345,6 +347,46 @@ is($standby->safe_psql('postgres', 'SELECT count(*) FROM cr'), '800',
 	'standby: a new snapshot sees the rows that remain');
 is($standby->safe_psql('postgres', "SELECT blinkheap_check('cr')"), '',
 	'standby: blinkheap_check on cr');
+
+# --- 4. blink_check on a standby while the primary writes ---------------
+
+# A transaction on the primary inserted into tables with unique blink
+# indexes and stays open.  blink_check with heapallindexed on the standby
+# must not wait for it (the standby can only poll until it ends): it
+# checks the rows of an MVCC snapshot there.  Both table kinds.
+$primary->safe_psql('postgres', q{
+CREATE TABLE ub (id int, t text) USING blinkheap;
+CREATE TABLE uh (id int, t text);
+CREATE UNIQUE INDEX ub_id ON ub USING blink (id);
+CREATE UNIQUE INDEX uh_id ON uh USING blink (id);
+INSERT INTO ub SELECT i, 'u' || i FROM generate_series(1, 1000) i;
+INSERT INTO uh SELECT * FROM ub;
+DELETE FROM ub WHERE id % 10 = 0;
+DELETE FROM uh WHERE id % 10 = 0;
+});
+my $open = $primary->background_psql('postgres');
+$open->query_safe(q{BEGIN;
+INSERT INTO ub VALUES (5000, 'open'); INSERT INTO uh VALUES (5000, 'open');
+DELETE FROM ub WHERE id = 7; DELETE FROM uh WHERE id = 7;});
+$primary->safe_psql('postgres', 'SELECT 1');	# a commit after it, replayed
+$primary->wait_for_catchup($standby);
+my ($cout, $cerr) = ('', '');
+my $t1 = time;
+$standby->psql('postgres', q{SET statement_timeout = '60s';
+	SELECT blink_check('ub_id', true), blink_check('uh_id', true), 'done'},
+	stdout => \$cout, stderr => \$cerr);
+is($cout, '||done', 'standby: blink_check with heapallindexed beside an open primary writer')
+  or diag($cerr);
+unlike($cerr, qr/in progress|timeout/,
+	'standby: it neither waited for the writer nor warned about it');
+note(sprintf('standby blink_check took %d s', time - $t1));
+$open->query_safe('COMMIT');
+$open->quit;
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', q{SELECT blink_check('ub_id', true),
+	blink_check('uh_id', true), blinkheap_check('ub'),
+	(SELECT count(*) FROM ub) = (SELECT count(*) FROM uh)}), '|||t',
+	'standby: after the commit both indexes, the table and the counts check');
 
 $standby->stop;
 $primary->stop;

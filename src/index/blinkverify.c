@@ -616,6 +616,7 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 	List	   *links = NIL;
 	MemoryContext cxt,
 				old;
+	Snapshot	rows_snapshot = NULL;
 
 	LOCKMODE	lockmode = RecoveryInProgress() ? AccessShareLock : ShareLock;
 
@@ -654,6 +655,19 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 			cs.heap = heap;
 			cs.snapshot = RegisterSnapshot(GetLatestSnapshot());
 		}
+
+		/*
+		 * On a standby the table is not locked against writers (the
+		 * primary's), so the rows to look for are those of an MVCC snapshot
+		 * taken before the index is read: a row it sees was committed
+		 * before, so its entries were replayed before (they precede the
+		 * commit record).  Looking at every version instead, as the primary
+		 * does under its ShareLock, would wait for every primary
+		 * transaction that wrote the table and is still open (a standby
+		 * cannot wait on their locks: it polls until they end).
+		 */
+		if (heap && lockmode == AccessShareLock)
+			rows_snapshot = RegisterSnapshot(GetLatestSnapshot());
 	}
 
 	if (cs.nblocks < 2)
@@ -743,9 +757,22 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 								 RelationGetRelationName(heap));
 			}
 		}
-		indexInfo->ii_Concurrent = false;
-		table_index_build_scan(heap, rel, indexInfo, true, false,
-							   check_heap_callback, &cs, NULL);
+		if (rows_snapshot)
+		{
+			/* an MVCC scan: the build scan's "concurrent" mode */
+			indexInfo->ii_Concurrent = true;
+			table_index_build_scan(heap, rel, indexInfo, true, false,
+								   check_heap_callback, &cs,
+								   table_beginscan_strat(heap, rows_snapshot,
+														 0, NULL, true, true));
+			UnregisterSnapshot(rows_snapshot);
+		}
+		else
+		{
+			indexInfo->ii_Concurrent = false;
+			table_index_build_scan(heap, rel, indexInfo, true, false,
+								   check_heap_callback, &cs, NULL);
+		}
 
 		/*
 		 * An entry no covered heap row matched points at a row dead to

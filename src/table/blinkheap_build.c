@@ -17,8 +17,12 @@
  * inserts the visible tuples the first pass missed.
  *
  * The buffer is share-locked only while a tuple's state is decided;
- * index datums are formed and the callback runs with the pin alone
- * (tuples never move on a pinned page).
+ * index datums are formed and the callback runs with the pin alone (on a
+ * primary tuples never move on a pinned page; during recovery -- only
+ * blink_check scans then -- the slot gets a copy made under the lock, see
+ * _bh_store_tuple).  blink_check on a standby passes a scan with an MVCC
+ * snapshot and ii_Concurrent set, so nothing waits for primary
+ * transactions.
  *
  * src/table/blinkheap_build.c
  *
@@ -218,13 +222,15 @@ blinkheap_index_build_range_scan(Relation heapRelation,
 						elog(ERROR, "unexpected blinkheap tuple state");
 				}
 			}
+			/* under the lock: a copy during recovery (blink_check there) */
+			if (indexIt)
+				_bh_store_tuple(slot, tup, buf);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 			if (!indexIt)
 				continue;
 
 			MemoryContextReset(econtext->ecxt_per_tuple_memory);
-			ExecStoreBufferHeapTuple(tup, slot, buf);
 			if (predicate != NULL && !ExecQual(predicate, econtext))
 				continue;
 			FormIndexDatum(indexInfo, slot, estate, values, isnull);
