@@ -17,7 +17,6 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
-#include "access/xlog.h"
 #include "utils/rel.h"
 
 #include "common/counters.h"

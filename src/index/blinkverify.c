@@ -757,22 +757,15 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 								 RelationGetRelationName(heap));
 			}
 		}
+		/* a standby's MVCC scan is the build scan's "concurrent" mode */
+		indexInfo->ii_Concurrent = rows_snapshot != NULL;
+		table_index_build_scan(heap, rel, indexInfo, true, false,
+							   check_heap_callback, &cs,
+							   rows_snapshot == NULL ? NULL :
+							   table_beginscan_strat(heap, rows_snapshot,
+													 0, NULL, true, true));
 		if (rows_snapshot)
-		{
-			/* an MVCC scan: the build scan's "concurrent" mode */
-			indexInfo->ii_Concurrent = true;
-			table_index_build_scan(heap, rel, indexInfo, true, false,
-								   check_heap_callback, &cs,
-								   table_beginscan_strat(heap, rows_snapshot,
-														 0, NULL, true, true));
 			UnregisterSnapshot(rows_snapshot);
-		}
-		else
-		{
-			indexInfo->ii_Concurrent = false;
-			table_index_build_scan(heap, rel, indexInfo, true, false,
-								   check_heap_callback, &cs, NULL);
-		}
 
 		/*
 		 * An entry no covered heap row matched points at a row dead to

@@ -12,8 +12,9 @@
  * the lock is then released and the tuples are returned under the pin
  * alone, as the sequential scan does (on a primary tuples never move on a
  * pinned page; during recovery the scan returns copies from a copy of the
- * page made under the lock, see blinkheap_scan.c).  There are no HOT chains: every version has its own index
- * entries, so an exact offset is looked at alone.
+ * page made under the lock, see blinkheap_scan.c).  There are no HOT
+ * chains: every version has its own index entries, so an exact offset is
+ * looked at alone.
  *
  * SERIALIZABLE: every visible tuple is predicate-locked by TID and every
  * candidate goes through the conflict-out check, as heap does.  Blocks at

@@ -159,14 +159,17 @@ blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
 		PredicateLockTID(rel, tid, snapshot,
 						 HeapTupleHeaderGetXmin(tuple->t_data));
 	_bh_serializable_conflict_out(valid, rel, tuple, scan->xs_cbuf, snapshot);
-	if (!valid && all_dead)
-		*all_dead = _bh_is_surely_dead(tuple, GlobalVisTestFor(rel));
-	if (valid)
-		_bh_store_tuple(slot, tuple, scan->xs_cbuf);
+	if (!valid)
+	{
+		if (all_dead)
+			*all_dead = _bh_is_surely_dead(tuple, GlobalVisTestFor(rel));
+		LockBuffer(scan->xs_cbuf, BUFFER_LOCK_UNLOCK);
+		return false;
+	}
+	_bh_store_tuple(slot, tuple, scan->xs_cbuf);
 	LockBuffer(scan->xs_cbuf, BUFFER_LOCK_UNLOCK);
-	if (valid)
-		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TUPLE_STORED);
-	return valid;
+	blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TUPLE_STORED);
+	return true;
 }
 
 /*
