@@ -11,6 +11,7 @@
 #define BLINKAM_COUNTERS_H
 
 #include "port/atomics.h"
+#include "storage/proc.h"
 
 /*
  * Each entry is X(enum suffix, SQL name, description); adding a counter is
@@ -50,6 +51,9 @@
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
 	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
+	X(BATCH_LOCK_WAITS, "batch_lock_waits", "inserts into a busy page that ended up waiting for its lock the ordinary way (handed back, no slot, no announced holder) and found it still taken") \
+	X(LEAF_LOCK_WAITS, "leaf_lock_waits", "blink leaf locks that had to wait for another backend (inserts that publish instead are not counted)") \
+	X(INTERNAL_LOCK_WAITS, "internal_lock_waits", "blink internal page and metapage locks that had to wait for another backend") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
@@ -72,16 +76,39 @@ typedef enum BlinkamCounter
 	BLINKAM_NUM_COUNTERS
 } BlinkamCounter;
 
-/* The counters in shared memory (counters.c); NULL before it exists. */
-extern pg_atomic_uint64 *BlinkamCounters;
+/*
+ * One row of counters per backend (by pgprocno) plus one shared row for
+ * processes without a PGPROC (the postmaster): every backend adds to its
+ * own row, so counting an insert touches a cache line no other core
+ * writes.  A counter's value is the sum of its column (counters.c).
+ */
+typedef struct BlinkamCounterRow
+{
+	pg_atomic_uint64 c[BLINKAM_NUM_COUNTERS];
+} BlinkamCounterRow;
+
+/* This backend's row; NULL until the first count finds it. */
+extern BlinkamCounterRow *BlinkamMyCounters;
+extern PGPROC *BlinkamMyCountersProc;
 
 extern void blinkam_counters_init(void);
 extern const char *blinkam_counter_name(BlinkamCounter c);
+extern BlinkamCounterRow *blinkam_counter_row(void);
+extern uint64 blinkam_counter_value(BlinkamCounter c);
 
+/*
+ * Add n to counter c.  The row is looked up again whenever MyProc differs
+ * from the one it was found for (a child of the postmaster inherits the
+ * postmaster's row pointer but has a PGPROC of its own).  Only the owner
+ * adds to a row; the atomic add keeps a concurrent reset from losing or
+ * mangling a count.
+ */
 static inline void
 blinkam_count(BlinkamCounter c, uint64 n)
 {
-	pg_atomic_fetch_add_u64(&BlinkamCounters[c], n);
+	if (unlikely(BlinkamMyCounters == NULL || BlinkamMyCountersProc != MyProc))
+		BlinkamMyCounters = blinkam_counter_row();
+	pg_atomic_fetch_add_u64(&BlinkamMyCounters->c[c], n);
 }
 
 #endif							/* BLINKAM_COUNTERS_H */
