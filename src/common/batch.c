@@ -137,6 +137,7 @@
 #include "port/atomics.h"
 #include "access/twophase.h"
 #include "access/xact.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -376,6 +377,39 @@ sibling_woken(BlinkBatchSlot *me)
 }
 
 /*
+ * LockBuffer(buf, mode) for BUFFER_LOCK_SHARE or BUFFER_LOCK_EXCLUSIVE;
+ * returns true if the lock was taken by another backend at the first try,
+ * so that callers can count the page locks that had to wait (the lock
+ * wait itself is PostgreSQL's, reported as LWLock:BufferContent).
+ */
+bool
+blinkam_lock_waited(Buffer buf, int mode)
+{
+	bool		got;
+
+	Assert(mode == BUFFER_LOCK_SHARE || mode == BUFFER_LOCK_EXCLUSIVE);
+	if (BufferIsLocal(buf))
+		return false;			/* a temporary relation's: no lock at all */
+	if (mode == BUFFER_LOCK_EXCLUSIVE)
+		got = ConditionalLockBuffer(buf);
+	else
+		got = LWLockConditionalAcquire(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+									   LW_SHARED);
+	if (got)
+		return false;
+	LockBuffer(buf, mode);
+	return true;
+}
+
+/* An insert's ordinary exclusive lock of a busy page, counted if it waits. */
+static inline void
+batch_lock(Buffer buf)
+{
+	if (blinkam_lock_waited(buf, BUFFER_LOCK_EXCLUSIVE))
+		blinkam_count(BLINKAM_COUNTER_BATCH_LOCK_WAITS, 1);
+}
+
+/*
  * Unlock buf, a page of rel that may have waiters, and wake them (the
  * access method's own unlock does the same for its pages).
  */
@@ -490,7 +524,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		(announced &&
 		 pg_atomic_read_u32(holders_of(rel->rd_node, BufferGetBlockNumber(buf))) == 0))
 	{
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		batch_lock(buf);
 		return 0;
 	}
 	/* tests: the page may split and be taken by another holder meanwhile */
@@ -500,7 +534,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 	/* a slot still in some list cannot be reused yet */
 	if (pg_atomic_read_u32(&s->linked) != 0)
 	{
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		batch_lock(buf);
 		return 0;
 	}
 
@@ -533,7 +567,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		{
 			handed_back = slot_outcome(s, st, &ndone, results);
 			if (handed_back)
-				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				batch_lock(buf);
 			break;
 		}
 		/* a wake-up sent to us on purpose is used up by this lock attempt */
@@ -568,7 +602,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
 			CHECK_FOR_INTERRUPTS();
 			/* interrupts that do not error out: insert the normal way */
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			batch_lock(buf);
 			return 0;
 		}
 
@@ -581,7 +615,7 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		if (announced && st == SLOT_PENDING && !holder_announced(s) &&
 			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 		{
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			batch_lock(buf);
 			break;
 		}
 

@@ -57,6 +57,7 @@ typedef struct BlinkamBatch
 } BlinkamBatch;
 
 extern void blinkam_batch_init(void);
+extern bool blinkam_lock_waited(Buffer buf, int mode);
 
 /* a waiter: how many of a run fit in a slot, and publish and wait */
 extern int	blinkam_batch_capacity(const Size *sizes, int n);

@@ -156,9 +156,28 @@ _blink_getbuf(Relation rel, BlockNumber blkno, int access)
 
 	Assert(BlockNumberIsValid(blkno));
 	buf = ReadBuffer(rel, blkno);
-	LockBuffer(buf, access);
-	_blink_checkpage(rel, buf);
+	_blink_lockbuf(rel, buf, access);
 	return buf;
+}
+
+/*
+ * Lock buf (pinned) in mode access and check that it is a blink page;
+ * a lock that had to wait is counted, by the kind of page.
+ */
+void
+_blink_lockbuf(Relation rel, Buffer buf, int access)
+{
+	bool		waited = blinkam_lock_waited(buf, access);
+
+	_blink_checkpage(rel, buf);
+	if (waited)
+	{
+		Page		page = BufferGetPage(buf);
+
+		blinkam_count(BlinkPageIsLeaf(BlinkPageGetOpaque(page)) ?
+					  BLINKAM_COUNTER_LEAF_LOCK_WAITS :
+					  BLINKAM_COUNTER_INTERNAL_LOCK_WAITS, 1);
+	}
 }
 
 /*
@@ -197,8 +216,7 @@ _blink_relandgetbuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
 
 	_blink_unlock(rel, obuf);
 	buf = ReleaseAndReadBuffer(obuf, rel, blkno);
-	LockBuffer(buf, access);
-	_blink_checkpage(rel, buf);
+	_blink_lockbuf(rel, buf, access);
 	return buf;
 }
 
