@@ -11,16 +11,25 @@ my $launcher_pid_sql =
   "SELECT pid FROM pg_stat_activity WHERE backend_type = 'blinkam launcher'";
 
 # Wait until exactly one launcher runs whose pid differs from $old (if
-# given); return its pid.
+# given); return its pid.  After a kill -9 the server restarts under us: a
+# psql that finds it in recovery exits before reading its query, and the
+# test framework dies writing to it (a broken pipe) rather than retrying,
+# so each try is wrapped and a failed one is simply tried again.
 sub wait_for_launcher
 {
 	my ($node, $old) = @_;
 	my $cond = defined $old ? "AND pid <> $old" : '';
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity
-		  WHERE backend_type = 'blinkam launcher' $cond")
-	  or die 'timed out waiting for the blinkam launcher';
-	return $node->safe_psql('postgres', $launcher_pid_sql);
+	my $sql = "SELECT pid FROM pg_stat_activity
+		  WHERE backend_type = 'blinkam launcher' $cond";
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+
+	while (time() < $deadline)
+	{
+		my $pids = eval { $node->safe_psql('postgres', $sql) };
+		return $pids if defined $pids && $pids =~ /^\d+$/;
+		select(undef, undef, undef, 0.1);
+	}
+	die 'timed out waiting for the blinkam launcher';
 }
 
 my $node = PostgreSQL::Test::Cluster->new('launcher');
