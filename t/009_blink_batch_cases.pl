@@ -243,6 +243,7 @@ $_->[0]->finish for ($a, @w);
 is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
 ok(counter('batched_inserts') > 0, 'some tuples went into the batch');
 ok(counter('batch_skips') > 0, 'the others were handed back');
+ok(counter('batch_refused_room') > 0, 'for want of room on the leaf');
 ok(counter('splits') > 0, 'and their owners split the page');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h4'), '43', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('h4_t', true)"), '', 'blink_check');
@@ -266,6 +267,7 @@ is(scalar(@errs), 1, 'exactly one of the two same-key waiters got the unique vio
 is(${ $d->[2] }, '', 'the other waiter succeeded');
 ok(counter('batched_inserts') >= 2, 'the holder inserted the first same-key tuple and the other key');
 ok(counter('batch_skips') >= 1, 'the second same-key tuple was handed back');
+ok(counter('batch_refused_other') >= 1, 'refused for its waiter to judge the equal key');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h5 WHERE k = 500'), '1', 'key 500 once');
 is(entries('h5_k', '(500)'), '1', 'one index entry for key 500');
 is($node->safe_psql('postgres', "SELECT blink_check('h5_k', true)"), '', 'blink_check');
@@ -361,6 +363,8 @@ $_->[0]->finish for ($w, $z);
 is(${ $w->[2] } . ${ $z->[2] }, '', 'w and z succeeded');
 is(counter('batched_runs') . counter('batch_partial'), '11',
 	"z took part of w's run and handed the rest back");
+is(join(' ', map { counter("batch_refused_$_") } qw(right room other)), '1 0 0',
+	"z stopped at the first of w's tuples right of L");
 is(counter('batched_inserts'), '3', 'the three tuples below the new high key');
 is(counter('batch_lost_wakeups'), '0', 'no missed wake-up');
 is($node->safe_psql('postgres', q(
@@ -391,6 +395,8 @@ wait_for_waiters('r8', 1);
 $_->[0]->finish for ($a, $b);
 is(${ $b->[2] }, '', 'the waiter succeeded');
 is(counter('batch_partial'), '1', 'its run was taken in part');
+is(join(' ', map { counter("batch_refused_$_") } qw(right room other)), '0 1 0',
+	'the holder stopped at the first tuple its leaf had no room for');
 my $took = counter('batched_inserts');
 ok($took > 0 && $took < 9, "the holder took the $took tuples that fit");
 ok(counter('splits') > 0, 'and the waiter split the leaf for the rest');

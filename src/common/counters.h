@@ -51,6 +51,9 @@
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
 	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
+	X(BATCH_REFUSED_RIGHT, "batch_refused_right", "published blink runs a holder stopped taking at an entry that belongs right of its leaf (the leaf split after they were published)") \
+	X(BATCH_REFUSED_ROOM, "batch_refused_room", "published blink runs a holder stopped taking at an entry its leaf had no room for (the leaf must split first)") \
+	X(BATCH_REFUSED_OTHER, "batch_refused_other", "published blink runs a holder stopped taking at an entry whose key a unique index holds already (the waiter judges it) or that an in-place record could not append") \
 	X(BATCH_LOCK_WAITS, "batch_lock_waits", "inserts into a busy page that ended up waiting for its lock the ordinary way (handed back, no slot, no announced holder) and found it still taken") \
 	X(LEAF_LOCK_WAITS, "leaf_lock_waits", "blink leaf locks that had to wait for another backend (inserts that publish instead are not counted)") \
 	X(INTERNAL_LOCK_WAITS, "internal_lock_waits", "blink internal page and metapage locks that had to wait for another backend") \

@@ -596,13 +596,21 @@ _blink_key_absent(Relation rel, Page p, IndexTuple itup)
 static bool
 _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 {
+	BlinkamCounter refused;
+
 	if (!_blink_below_hikey(rel, p, itup))
-		return false;			/* moved right by a split */
-	if (!_blink_fits(p, IndexTupleSize(itup)))
-		return false;			/* no room: it will split */
-	if (unique && !_blink_key_absent(rel, p, itup))
-		return false;			/* the waiter must judge the equal keys */
-	return true;
+		refused = BLINKAM_COUNTER_BATCH_REFUSED_RIGHT;	/* moved right by a
+														 * split */
+	else if (!_blink_fits(p, IndexTupleSize(itup)))
+		refused = BLINKAM_COUNTER_BATCH_REFUSED_ROOM;	/* it will split */
+	else if (unique && !_blink_key_absent(rel, p, itup))
+		refused = BLINKAM_COUNTER_BATCH_REFUSED_OTHER;	/* the waiter must
+														 * judge the equal
+														 * keys */
+	else
+		return true;
+	blinkam_count(refused, 1);
+	return false;
 }
 
 /* The number of items in the unsorted tail of leaf page p. */
@@ -681,8 +689,11 @@ _blink_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	if (!_blink_batch_accept(target->rel, target->page, itup,
 							 (flags & BLINK_BATCH_UNIQUE) != 0))
 		return false;
-	return _blink_leaf_append(target->rel, target->page, itup,
-							  !target->in_place);
+	if (_blink_leaf_append(target->rel, target->page, itup, !target->in_place))
+		return true;
+	/* the in-place record's tail is full (or no room after all) */
+	blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
+	return false;
 }
 
 /*
