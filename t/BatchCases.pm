@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 
-our @EXPORT = qw(bg counter wait_for_waiters waiting hold_key release_key paused);
+our @EXPORT = qw(bg counter wait_for_waiters waiting hold_key release_key paused waits_on);
 
 my $node;
 
@@ -87,10 +87,18 @@ sub release_key
 sub paused
 {
 	my ($tag) = @_;
+	waits_on($tag, 'advisory');
+}
+
+# Wait until the one backend whose query mentions tag waits for event
+# (a wait_event of pg_stat_activity).
+sub waits_on
+{
+	my ($tag, $event) = @_;
 	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'advisory'
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = '$event'
 		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
-	  or die "$tag did not pause";
+	  or die "$tag does not wait for $event";
 }
 
 1;

@@ -29,6 +29,7 @@
 	X(ENTRIES_DELETED, "entries_deleted", "blink entries of dead rows removed from full leaves before a split (not by VACUUM)") \
 	X(DEDUP_PASSES, "dedup_passes", "full blink leaves whose equal keys were stored once (posting tuples), to make room before a split") \
 	X(ROOT_SPLITS, "root_splits", "new blink roots (tree height grew)") \
+	X(PARENT_LET_GO, "parent_let_go", "blink split ascents that found the split page busy and let its parent go while they waited for it") \
 	X(MOVERIGHTS, "moverights", "moves to a right sibling during descents and parent searches") \
 	X(INCOMPLETE_SPLITS_FINISHED, "incomplete_splits_finished", "abandoned blink splits finished by another backend (workers included)") \
 	X(SPLITS_REPAIRED_BY_WORKER, "splits_repaired_by_worker", "abandoned blink splits finished by a blinkam worker") \

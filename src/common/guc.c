@@ -75,6 +75,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"hot_switch_claimed", BLINKAM_PAUSE_HOT_SWITCH_CLAIMED, false},
 	{"batch_round", BLINKAM_PAUSE_BATCH_ROUND, false},
 	{"heap_tuple_stored", BLINKAM_PAUSE_HEAP_TUPLE_STORED, false},
+	{"split_parent", BLINKAM_PAUSE_SPLIT_PARENT, false},
 	{NULL, 0, false}
 };
 

@@ -82,9 +82,11 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_ROUND,	/* a batch holder has written a record and
 								 * finished its waiters, still holding the
 								 * page, before it looks for more */
-	BLINKAM_PAUSE_HEAP_TUPLE_STORED /* a blinkheap read has put a tuple in
-									 * the executor's slot and let go of
-									 * the page's lock */
+	BLINKAM_PAUSE_HEAP_TUPLE_STORED,	/* a blinkheap read has put a tuple
+										 * in the executor's slot and let go
+										 * of the page's lock */
+	BLINKAM_PAUSE_SPLIT_PARENT	/* a leaf split is written and let go, its
+								 * downlink not yet inserted; no lock held */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -70,6 +70,15 @@ static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 BlinkSplitInfo *info);
 static void _blink_insert_parent(Relation rel, BlinkSplitInfo *info,
 								 BlinkStack stack);
+/*
+ * How many times an ascent tries the parent again without waiting, once it
+ * has the split page (_blink_lock_split_child).
+ */
+#define BLINK_PARENT_TRIES		64
+
+static Buffer _blink_lock_split_child(Relation rel, Buffer *pbuf,
+									  BlockNumber lblkno, OffsetNumber poff,
+									  Size sepsz, bool patient);
 static Buffer _blink_getstackbuf(Relation rel, BlinkStack stack,
 								 BlinkSplitInfo *info, OffsetNumber *poffnum);
 static void _blink_newroot(Relation rel, BlinkSplitInfo *info);
@@ -849,6 +858,8 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 			*landed = true;
 		blinkam_count(BLINKAM_COUNTER_INSERTS, 1);
 		blinkam_debug_stop(BLINKAM_STOP_AFTER_LEAF_SPLIT);
+		/* tests: the split is written and let go, its downlink not yet in */
+		blinkam_debug_pause(BLINKAM_PAUSE_SPLIT_PARENT);
 		_blink_insert_parent(rel, &info, stack);
 		return true;
 	}
@@ -1323,6 +1334,8 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 static void
 _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 {
+	bool		patient = false;
+
 	for (;;)
 	{
 		Buffer		pbuf;
@@ -1362,8 +1375,16 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			continue;
 		}
 
-		/* Parent, then child. */
-		lbuf = _blink_getbuf(rel, info->lblkno, BUFFER_LOCK_EXCLUSIVE);
+		/* Parent, then child: the child without waiting for it with P held */
+		lbuf = _blink_lock_split_child(rel, &pbuf, info->lblkno, poff, sepsz,
+									   patient);
+		if (!BufferIsValid(lbuf))
+		{
+			patient = true;		/* P changed meanwhile: once more, waiting */
+			continue;
+		}
+		patient = false;
+		ppage = BufferGetPage(pbuf);
 		if (!BlinkPageIsIncompleteSplit(BlinkPageGetOpaque(BufferGetPage(lbuf))))
 			_blink_corrupted(rel, info->lblkno,
 							 "its incomplete-split flag is gone while this backend finishes its split");
@@ -1408,6 +1429,75 @@ _blink_insert_parent(Relation rel, BlinkSplitInfo *info, BlinkStack stack)
 			blinkam_debug_stop(BLINKAM_STOP_AFTER_PARENT_SPLIT);
 		}
 	}
+}
+
+/*
+ * The ascent of a split (_blink_insert_parent) holds the parent P
+ * exclusively, with L's downlink at poff, and needs the split page L.  L
+ * is often the hottest leaf of the index -- the right edge of growing keys
+ * -- with a queue of inserters and batch holders; waiting in that queue
+ * with P held stops every descent through P for as long (on 16 cores at
+ * 512 clients, the most frequent wait of statement-buffer flushes).  So:
+ * L, if it is free at once.  Otherwise let P go, wait for L with nothing
+ * else held, then take P back only if that needs no wait (a few tries:
+ * P's other holders are mostly descents passing through) and P still has
+ * L's downlink at poff, with room for the separator (sepsz) or else free
+ * to split (not flagged itself).  Returns L locked, with P locked in
+ * *pbuf.  Returns InvalidBuffer, with nothing locked and *pbuf invalid,
+ * when P could not be taken back as it was: the caller starts over with
+ * patient set, and then waits for L with P held, as the lock order allows
+ * (parent, then child), so that the ascent always ends.  It never waits
+ * for P while it holds L: the conditional tries cannot take part in a
+ * deadlock.  While L is locked and P is not, nothing is changed: L stays
+ * flagged (this backend is the registered finisher, so nobody else clears
+ * it, and a flagged L cannot split again), and P's downlink to L cannot
+ * move but by P's own split or insertions, which the check catches.
+ */
+static Buffer
+_blink_lock_split_child(Relation rel, Buffer *pbuf, BlockNumber lblkno,
+						OffsetNumber poff, Size sepsz, bool patient)
+{
+	BlockNumber pblkno = BufferGetBlockNumber(*pbuf);
+	Buffer		lbuf;
+
+	if (patient)
+		return _blink_getbuf(rel, lblkno, BUFFER_LOCK_EXCLUSIVE);
+	lbuf = ReadBuffer(rel, lblkno);
+	if (ConditionalLockBuffer(lbuf))
+	{
+		_blink_checkpage(rel, lbuf);
+		return lbuf;
+	}
+
+	_blink_relbuf(rel, *pbuf);
+	blinkam_count(BLINKAM_COUNTER_PARENT_LET_GO, 1);
+	_blink_lockbuf(rel, lbuf, BUFFER_LOCK_EXCLUSIVE);
+	*pbuf = ReadBuffer(rel, pblkno);
+	for (int i = 0; i < BLINK_PARENT_TRIES; i++)
+	{
+		Page		page;
+		BlinkPageOpaque opaque;
+
+		if (!ConditionalLockBuffer(*pbuf))
+		{
+			pg_spin_delay();
+			continue;
+		}
+		_blink_checkpage(rel, *pbuf);
+		page = BufferGetPage(*pbuf);
+		opaque = BlinkPageGetOpaque(page);
+		if (poff >= BlinkPageFirstDataKey(opaque) &&
+			poff <= PageGetMaxOffsetNumber(page) &&
+			BlinkDownlink((IndexTuple) PageGetItem(page, PageGetItemId(page, poff))) == lblkno &&
+			(_blink_fits(page, sepsz) || !BlinkPageIsIncompleteSplit(opaque)))
+			return lbuf;
+		_blink_unlock(rel, *pbuf);
+		break;
+	}
+	ReleaseBuffer(*pbuf);
+	*pbuf = InvalidBuffer;
+	_blink_relbuf(rel, lbuf);
+	return InvalidBuffer;
 }
 
 /*
