@@ -11,7 +11,8 @@
 #      accepted into the batch, and the other reports the violation;
 #   6-10. runs (a statement buffer's flush publishes all its tuples for
 #      the leaf): taken whole; cut by the high key of a leaf that split
-#      after the run was published; cut where the leaf is full; withdrawn
+#      after the run was published (7b: and the rest published again for
+#      the busy right sibling); cut where the leaf is full; withdrawn
 #      by a cancelled waiter; handed back by a holder that fails;
 #   11. a holder with further rounds (blinkam.batch_rounds) takes what
 #      was published while it wrote its record in another record; one
@@ -378,6 +379,72 @@ SELECT count(*) FROM generate_series(1, pg_relation_size('r7_k') / 8192 - 1) b,
 	'the handed-back ones once each, right of L');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7'), '607', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7_k', true)"), '', 'blink_check');
+
+# --- 7b. the same, with L's right sibling R busy too when w moves right
+#         (v holds R: batch_before_claim): w lets L go and publishes the
+#         rest of its run for R, whose holder takes it.  (Moving right with
+#         coupling, w would wait for R while holding L.)
+$node->safe_psql('postgres', q(
+CREATE TABLE r7b (k bigint);
+INSERT INTO r7b SELECT 10 * g FROM generate_series(1, 300) g;
+CREATE INDEX r7b_k ON r7b USING blink (k);
+));
+my @keys7b = map { hold_key($_) } 95 .. 98;
+$x = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 95; "
+	  . "INSERT INTO r7b VALUES (5) /* x7b */");
+paused('/* x7b */');
+$w = bg("SET blinkam.debug_pause_at = batch_publish; SET blinkam.debug_pause_key = 96; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7b VALUES (2013), (11), (2011), (15), (13) /* w7b */");
+paused('/* w7b */');
+release_key($keys7b[0]);
+$x->[0]->finish;
+$node->safe_psql('postgres', 'INSERT INTO r7b SELECT 10 * g + 2 FROM generate_series(1, 300) g');
+$hk = $node->safe_psql('postgres',
+	"SELECT key FROM blink_page_items('r7b_k', 1) WHERE is_highkey");
+$hk =~ s/[()]//g;
+ok($hk ne '' && $hk > 15 && $hk < 2011, "7b: L split: its high key ($hk) lies inside w's run");
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+is($node->safe_psql('postgres', q{
+SELECT count(DISTINCT b) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r7b_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2010)', '(2020)')}), '1',
+	"7b: 2010 and 2020 share a leaf R, right of L: where w's 2011 and 2013 go");
+my $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 98; "
+	  . "INSERT INTO r7b VALUES (2014) /* v7b */");
+paused('/* v7b */');
+$z = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 97; "
+	  . "INSERT INTO r7b VALUES (7) /* z7b */");
+paused('/* z7b */');
+release_key($keys7b[1]);
+wait_for_waiters('r7b', 1);
+release_key($keys7b[2]);
+# w has moved right (the only move since the reset) and waits for a batch
+# again: for R's holder
+$node->poll_query_until('postgres', q{
+SELECT (SELECT value FROM blinkam_stats() WHERE name = 'moverights') >= 1
+   AND EXISTS (SELECT FROM pg_stat_activity WHERE wait_event_type = 'Extension'
+				  AND query LIKE '%/* w7b */%')})
+  or die 'w did not publish the rest of its run for R';
+release_key($keys7b[3]);
+$_->[0]->finish for ($w, $z, $v);
+is(${ $w->[2] } . ${ $z->[2] } . ${ $v->[2] }, '', '7b: w, z and v succeeded');
+is(counter('batched_runs') . counter('batch_partial'), '21',
+	"7b: z took part of w's run, v the rest");
+is(counter('batched_inserts'), '5', "7b: all of w's run went in through batches");
+is(counter('batch_lost_wakeups'), '0', '7b: no missed wake-up');
+is($node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r7b_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(11)', '(13)', '(15)') AND b = 1)), '3',
+	'7b: the tuples z took are on L');
+is($node->safe_psql('postgres', qq(
+SELECT count(*) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
+	LATERAL blink_page_items('r7b_k', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2011)', '(2013)') AND b > 1)), '2',
+	'7b: the ones v took once each, right of L');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r7b'), '608', '7b: all rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r7b_k', true)"), '', '7b: blink_check');
 
 # --- 8. a run that does not all fit: the holder takes what fits, the
 #        owner splits the leaf for the rest

@@ -88,15 +88,27 @@ static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
  * The leaf in *bufp is busy: it is pinned, not locked, because another
  * backend holds it.  Publish for that backend (batch.c) as much of
  * itups[0..n-1] as a slot carries (at least the first tuple): a run in key
- * order whose first tuple belongs on this leaf (*keyp is its scan key);
- * the holder takes the prefix that is below its high key and fits.
- * Returns how many it inserted, and sets landed[0..k-1] (if given) for
- * them before anything here can fail.  If it inserted all it published,
- * the pin is released and *bufp set to InvalidBuffer; otherwise *bufp is
- * exclusively locked on the page where the first tuple not inserted
+ * order whose first tuple belongs on this leaf or right of it (*keyp is
+ * its scan key); the holder takes the prefix that is below its high key
+ * and fits.  Returns how many were inserted, and sets landed[0..k-1] (if
+ * given) for them before anything here can fail.  If all of the run went
+ * in, the pin is released and *bufp set to InvalidBuffer; otherwise *bufp
+ * is exclusively locked on the page where the first tuple not inserted
  * belongs now (the leaf may have split meanwhile, or the run may go on
  * past its high key), and *keyp is that tuple's scan key, for the caller
  * to check and insert the rest the normal way.
+ *
+ * Moving right from a leaf that handed the run back: a unique tuple moves
+ * with lock coupling (its check must stay protected, see blinkinsert).  A
+ * non-unique run lets each page go before it looks at the next, and where
+ * that one is busy it publishes the rest there, for that page's holder.
+ * Coupling, it would hold the leaf while it queued for the busy right
+ * sibling, and the leaf's own queue -- the runs handed back when the leaf
+ * filled up, which all move right once it has split -- would wait behind
+ * the sibling's.  Uncoupled is safe for an insert: keys only ever move
+ * right (splits), no page is ever removed, so following right-links from
+ * any page left of the key's finds it, as a fresh descent that landed
+ * there would.
  */
 static int
 _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
@@ -144,7 +156,23 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		pfree(*keyp);
 		*keyp = _blink_mkscankey(rel, itups[k]);
 	}
-	*bufp = _blink_moveright(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE);
+	if (unique)
+	{
+		*bufp = _blink_moveright(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE);
+		return k;
+	}
+	while (_blink_should_move_right(rel, *keyp, BufferGetPage(*bufp)))
+	{
+		BlockNumber next = BlinkPageGetOpaque(BufferGetPage(*bufp))->blink_next;
+
+		_blink_relbuf(rel, *bufp);
+		*bufp = ReadBuffer(rel, next);
+		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		if (!ConditionalLockBuffer(*bufp))
+			return k + _blink_insert_via_batch(rel, bufp, itups + k, n - k, keyp,
+											   false, landed ? landed + k : NULL);
+		_blink_checkpage(rel, *bufp);
+	}
 	return k;
 }
 
