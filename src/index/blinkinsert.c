@@ -164,14 +164,13 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	while (_blink_should_move_right(rel, *keyp, BufferGetPage(*bufp)))
 	{
 		BlockNumber next = BlinkPageGetOpaque(BufferGetPage(*bufp))->blink_next;
+		bool		busy = false;
 
-		_blink_relbuf(rel, *bufp);
-		*bufp = ReadBuffer(rel, next);
+		*bufp = _blink_get_target(rel, *bufp, next, BUFFER_LOCK_EXCLUSIVE, &busy);
 		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
-		if (!ConditionalLockBuffer(*bufp))
+		if (busy)
 			return k + _blink_insert_via_batch(rel, bufp, itups + k, n - k, keyp,
 											   false, landed ? landed + k : NULL);
-		_blink_checkpage(rel, *bufp);
 	}
 	return k;
 }
@@ -1486,16 +1485,13 @@ _blink_lock_split_child(Relation rel, Buffer *pbuf, BlockNumber lblkno,
 						OffsetNumber poff, Size sepsz, bool patient)
 {
 	BlockNumber pblkno = BufferGetBlockNumber(*pbuf);
-	Buffer		lbuf;
+	bool		busy = false;
+	Buffer		lbuf = _blink_get_target(rel, InvalidBuffer, lblkno,
+										 BUFFER_LOCK_EXCLUSIVE,
+										 patient ? NULL : &busy);
 
-	if (patient)
-		return _blink_getbuf(rel, lblkno, BUFFER_LOCK_EXCLUSIVE);
-	lbuf = ReadBuffer(rel, lblkno);
-	if (ConditionalLockBuffer(lbuf))
-	{
-		_blink_checkpage(rel, lbuf);
+	if (!busy)
 		return lbuf;
-	}
 
 	_blink_relbuf(rel, *pbuf);
 	blinkam_count(BLINKAM_COUNTER_PARENT_LET_GO, 1);

@@ -130,21 +130,12 @@ _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf, int access)
 }
 
 /*
- * Descend from the root to the page of level target_level whose key range
- * covers key.
- *
- * Returns that page in *bufp, pinned and locked in mode access, and the
- * path of internal pages visited above it (the nearest parent first; NULL
- * when the start page was already at target_level).  Pages above the
- * target level are share-locked one at a time.  The caller frees the path
- * with _blink_free_stack.
+ * Get block blkno for the target level of a descent, or the next page of
+ * a move right (releasing obuf, if valid, first).  With nolock, try the
+ * lock without waiting; if another backend holds the page, set *nolock and
+ * return it pinned only.
  */
-/*
- * Get block blkno for the target level of a descent (releasing obuf, if
- * valid, first).  With nolock, try the lock without waiting; if another
- * backend holds the page, set *nolock and return it pinned only.
- */
-static Buffer
+Buffer
 _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
 				  bool *nolock)
 {
@@ -171,6 +162,16 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
 	return buf;
 }
 
+/*
+ * Descend from the root to the page of level target_level whose key range
+ * covers key.
+ *
+ * Returns that page in *bufp, pinned and locked in mode access, and the
+ * path of internal pages visited above it (the nearest parent first; NULL
+ * when the start page was already at target_level).  Pages above the
+ * target level are share-locked one at a time.  The caller frees the path
+ * with _blink_free_stack.
+ */
 BlinkStack
 _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 			  uint32 target_level)
