@@ -81,10 +81,7 @@ sub holder_and_two_waiters
 sub entries
 {
 	my ($index, $keytext) = @_;
-	return $node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('$index') / 8192 - 1) b,
-	LATERAL blink_page_items('$index', b) i
- WHERE i.key = '$keytext' AND NOT i.is_highkey AND i.downlink IS NULL));
+	return leaf_items($index, 'count(*)', "i.key = '$keytext'");
 }
 
 # --- 1. a batch of two waiters
@@ -297,10 +294,8 @@ is(counter('batched_inserts'), '11', "the holder inserted the run's ten tuples a
 is(counter('batched_runs') . counter('batches'), '11', 'one run, in one batch');
 is(counter('batch_partial') . counter('batch_skips'), '00', 'nothing handed back');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k >= 1000'), '12', 'all rows');
-is($node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r6_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 1000 AND 1011)), '12',
+is(leaf_items('r6_k', q{count(*)},
+	q{btrim(i.key, '()')::bigint BETWEEN 1000 AND 1011}), '12',
 	'each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
 
@@ -372,10 +367,8 @@ is($node->safe_psql('postgres', q(
 SELECT string_agg(i.key, ' ' ORDER BY btrim(i.key, '()')::bigint)
   FROM blink_page_items('r7_k', 1) i WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint < 20)),
 	'(5) (7) (10) (11) (12) (13) (15)', 'the taken tuples are on L');
-is($node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('r7_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r7_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2011)', '(2013)') AND b > 1)), '2',
+is(leaf_items('r7_k', q{count(*)},
+	q{i.key IN ('(2011)', '(2013)') AND b > 1}), '2',
 	'the handed-back ones once each, right of L');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7'), '607', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7_k', true)"), '', 'blink_check');
@@ -405,10 +398,8 @@ $hk = $node->safe_psql('postgres',
 $hk =~ s/[()]//g;
 ok($hk ne '' && $hk > 15 && $hk < 2011, "7b: L split: its high key ($hk) lies inside w's run");
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-is($node->safe_psql('postgres', q{
-SELECT count(DISTINCT b) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r7b_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2010)', '(2020)')}), '1',
+is(leaf_items('r7b_k', q{count(DISTINCT b)},
+	q{i.key IN ('(2010)', '(2020)')}), '1',
 	"7b: 2010 and 2020 share a leaf R, right of L: where w's 2011 and 2013 go");
 my $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 98; "
 	  . "INSERT INTO r7b VALUES (2014) /* v7b */");
@@ -433,15 +424,11 @@ is(counter('batched_runs') . counter('batch_partial'), '21',
 	"7b: z took part of w's run, v the rest");
 is(counter('batched_inserts'), '5', "7b: all of w's run went in through batches");
 is(counter('batch_lost_wakeups'), '0', '7b: no missed wake-up');
-is($node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r7b_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(11)', '(13)', '(15)') AND b = 1)), '3',
+is(leaf_items('r7b_k', q{count(*)},
+	q{i.key IN ('(11)', '(13)', '(15)') AND b = 1}), '3',
 	'7b: the tuples z took are on L');
-is($node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('r7b_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r7b_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND i.key IN ('(2011)', '(2013)') AND b > 1)), '2',
+is(leaf_items('r7b_k', q{count(*)},
+	q{i.key IN ('(2011)', '(2013)') AND b > 1}), '2',
 	'7b: the ones v took once each, right of L');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7b'), '608', '7b: all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7b_k', true)"), '', '7b: blink_check');
@@ -467,10 +454,8 @@ is(join(' ', map { counter("batch_refused_$_") } qw(right room other)), '0 1 0',
 my $took = counter('batched_inserts');
 ok($took > 0 && $took < 9, "the holder took the $took tuples that fit");
 ok(counter('splits') > 0, 'and the waiter split the leaf for the rest');
-is($node->safe_psql('postgres', q{
-SELECT count(*) FROM generate_series(1, pg_relation_size('r8_t') / 8192 - 1) b,
-	LATERAL blink_page_items('r8_t', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND right(i.key, 5) BETWEEN '2001)' AND '2009)'}), '9',
+is(leaf_items('r8_t', q{count(*)},
+	q{right(i.key, 5) BETWEEN '2001)' AND '2009)'}), '9',
 	'each of the run\'s entries once');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r8'), '40', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r8_t', true)"), '', 'blink_check');
@@ -487,10 +472,8 @@ $_->[0]->finish for ($a, $c);
 is(${ $c->[2] }, '', 'the other waiter succeeded');
 is(counter('batched_inserts') . ' ' . counter('batched_runs'), '10 1',
 	"only the other waiter's run was batched");
-is($node->safe_psql('postgres', qq(
-SELECT count(*) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r6_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 3001 AND 3010)), '0',
+is(leaf_items('r6_k', q{count(*)},
+	q{btrim(i.key, '()')::bigint BETWEEN 3001 AND 3010}), '0',
 	"none of the cancelled run's tuples is in the index");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 3000 AND 3020'), '11', 'rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');
@@ -509,10 +492,8 @@ is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
 is(counter('batch_skips'), '2', 'both runs were handed back whole');
 is(counter('batched_inserts') . counter('batch_lost_wakeups'), '00',
 	'nothing inserted by the failed holder, no missed wake-up');
-is($node->safe_psql('postgres', qq(
-SELECT count(*), count(DISTINCT i.key) FROM generate_series(1, pg_relation_size('r6_k') / 8192 - 1) b,
-	LATERAL blink_page_items('r6_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL AND btrim(i.key, '()')::bigint BETWEEN 4000 AND 4020)), '20|20',
+is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
+	q{btrim(i.key, '()')::bigint BETWEEN 4000 AND 4020}), '20|20',
 	"the runs' entries once each, the holder's not at all");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 4000 AND 4020'), '20', 'rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_check');

@@ -51,14 +51,8 @@ SELECT blinkam_reset_stats();
 sub leaf_low
 {
 	my ($t, $key) = @_;
-	return $node->safe_psql('postgres', qq{
-SELECT min(btrim(i.key, '()')::int)
-  FROM generate_series(1, pg_relation_size('${t}_k') / 8192 - 1) b,
-	   LATERAL blink_page_items('${t}_k', b) i
- WHERE NOT i.is_highkey AND i.downlink IS NULL
-   AND b = (SELECT b2 FROM generate_series(1, pg_relation_size('${t}_k') / 8192 - 1) b2,
-				   LATERAL blink_page_items('${t}_k', b2) i2
-			 WHERE NOT i2.is_highkey AND i2.downlink IS NULL AND i2.key = '($key)')});
+	my $b = leaf_items("${t}_k", 'b', "i.key = '($key)'");
+	return leaf_items("${t}_k", q{min(btrim(i.key, '()')::int)}, "b = $b");
 }
 
 # The session that holds the pause points' advisory locks.

@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 
-our @EXPORT = qw(bg counter wait_for_waiters waiting hold_key release_key paused waits_on);
+our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused waits_on);
 
 my $node;
 
@@ -37,6 +37,17 @@ sub counter
 	my ($name) = @_;
 	return $node->safe_psql('postgres',
 		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
+}
+
+# SELECT what FROM the leaf items (not high keys, not downlinks) of a blink
+# index, as i with their block number b, WHERE cond.
+sub leaf_items
+{
+	my ($index, $what, $cond) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT $what FROM generate_series(1, pg_relation_size('$index') / 8192 - 1) b,
+	LATERAL blink_page_items('$index', b) i
+ WHERE NOT i.is_highkey AND i.downlink IS NULL AND ($cond)});
 }
 
 # Wait until n backends wait for a batch (wait event Extension) in an
