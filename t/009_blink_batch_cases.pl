@@ -223,7 +223,13 @@ is(entries('h1_k', '(3801)') . entries('h1_k', '(3701)'), '10',
 	"the new entry once, the deleted row's entry gone");
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
-# --- 4. a batch that does not fit: the rest splits the page
+# --- 4. a batch that does not fit: the holder takes what fits and leaves
+#        the rest published, its waiters asleep (deferred); its release
+#        wakes one of them, which splits the leaf; the split moves the
+#        others, still published, to the new right page (forwarded), whose
+#        release wakes one of them to take it and serve the rest.  Their
+#        last-resort timeout is raised: a wake-up that does not come shows
+#        as a 60 s wait and a timeout counted.
 $node->safe_psql('postgres', q(
 CREATE TABLE h4 (t text);
 CREATE INDEX h4_t ON h4 USING blink (t) WITH (fillfactor = 100);
@@ -235,14 +241,22 @@ is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('h4_t')
 # (twelve psql processes must publish within the holder's delay: 8 s
 # leaves room on a loaded 2-core machine, where 3 s once did not)
 $a = start_holder("SET blinkam.debug_batch_delay = 8000;", 'h4', "lpad('1000', 200, '0')");
-my @w = map { bg("INSERT INTO h4 VALUES (lpad('" . (1000 + $_) . "', 200, '0'))") } 1 .. 12;
+my @w = map { bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO h4 VALUES (lpad('" . (1000 + $_) . "', 200, '0'))") } 1 .. 12;
 wait_for_waiters('h4', 12);
 $_->[0]->finish for ($a, @w);
 is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
 ok(counter('batched_inserts') > 0, 'some tuples went into the batch');
-ok(counter('batch_skips') > 0, 'the others were handed back');
-ok(counter('batch_refused_room') > 0, 'for want of room on the leaf');
-ok(counter('splits') > 0, 'and their owners split the page');
+ok(counter('batch_refused_room') > 0, 'the others found no room on the leaf');
+is(counter('batch_skips'), '0', 'none of them was handed back');
+ok(counter('batch_deferred') > 0, 'they stayed published, asleep');
+ok(counter('splits') > 0, 'one of them split the page');
+ok(counter('batch_forwarded') > 0, 'the split moved the rest to the new page');
+ok(counter('batched_inserts') > 1, 'where a holder took them');
+is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
+	'no waiter was left to its timeout');
+is(leaf_items('h4_t', q{count(*)},
+	q{right(i.key, 5) BETWEEN '1000)' AND '1012)'}), '13', 'each entry once');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h4'), '43', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('h4_t', true)"), '', 'blink_check');
 
@@ -433,8 +447,112 @@ is(leaf_items('r7b_k', q{count(*)},
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7b'), '608', '7b: all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7b_k', true)"), '', '7b: blink_check');
 
-# --- 8. a run that does not all fit: the holder takes what fits, the
-#        owner splits the leaf for the rest
+# --- 7c. a whole run published for a leaf L that has split: L's holder
+#         forwards it, still published, to L's right sibling R, whose
+#         holder takes it; its owner never takes a page lock.  Forced order:
+#           y splits L and stops before the downlink (split_parent, key
+#             111), so descents for keys right of L's high key still land
+#             on L;
+#           v holds R for its own insert (batch_before_claim, key 114);
+#           z holds L (debug_batch_delay) while w's flush of 5011 5013
+#             lands on L, finds it busy and publishes there;
+#           z forwards w's run to R and, having let L go, stops before it
+#             looks at R's wait list (batch_forwarded, key 113); then it
+#             looks, and wakes w to take R;
+#           w lets its pin on L go and stops before pinning R, still
+#             published (batch_follow, key 115); meanwhile v takes its run.
+$node->safe_psql('postgres', q(
+CREATE TABLE r7c (k bigint);
+INSERT INTO r7c SELECT 10 * g FROM generate_series(1, 300) g;
+CREATE INDEX r7c_k ON r7c USING blink (k);
+));
+my @keys7c = map { hold_key($_) } 111, 113, 114, 115;
+my $y = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = 111; "
+	  . "INSERT INTO r7c SELECT 10 * g + 2 FROM generate_series(1, 300) g /* y7c */");
+paused('/* y7c */');
+my $rblk = $node->safe_psql('postgres', "SELECT right_link FROM blink_page_stats('r7c_k', 1)");
+$hk = $node->safe_psql('postgres',
+	"SELECT key FROM blink_page_items('r7c_k', 1) WHERE is_highkey");
+$hk =~ s/[()]//g;
+ok($hk ne '' && $hk > 7 && $hk < 5011 && $rblk > 1,
+	"7c: L split into L (high key $hk) and R (block $rblk), no downlink yet");
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 114; "
+	  . "INSERT INTO r7c VALUES (5014) /* v7c */");
+paused('/* v7c */');
+$z = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = batch_forwarded; "
+	  . "SET blinkam.debug_pause_key = 113;", 'r7c', '7 /* z7c */');
+$w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 115; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7c VALUES (5013), (5011) /* w7c */");
+waiting('/* w7c */');
+paused('/* z7c */');
+is(counter('batch_forwarded') . counter('batch_skips') . counter('batched_inserts'), '100',
+	"7c: z forwarded w's run to R, took none of it, handed nothing back");
+release_key($keys7c[1]);
+paused('/* w7c */');
+release_key($keys7c[2]);
+$v->[0]->finish;
+$z->[0]->finish;
+is(counter('batched_inserts') . counter('batched_runs'), '21',
+	"7c: v took w's run while w, published, held no pin");
+release_key($keys7c[3]);
+$w->[0]->finish;
+release_key($keys7c[0]);
+$y->[0]->finish;
+is(${ $w->[2] } . ${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', '7c: w, z, v and y succeeded');
+is(counter('batch_skips') . counter('batch_partial') . counter('batch_lost_wakeups')
+	  . counter('batch_wait_timeouts'), '0000',
+	'7c: nothing handed back, no wake-up missed, no waiter left to its timeout');
+is(leaf_items('r7c_k', q{count(*) || ' ' || count(DISTINCT b)},
+	q{i.key IN ('(5011)', '(5013)', '(5014)')}), '3 1',
+	"7c: w's entries once each, on one leaf with v's");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r7c'), '604', '7c: all rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r7c_k', true)"), '', '7c: blink_check');
+
+# --- 7d. the same forward, but w is cancelled while it holds no pin, its
+#         run still published for R (batch_follow): it withdraws before
+#         the error leaves, and R's holder finds nothing to take
+$node->safe_psql('postgres', q(
+CREATE TABLE r7d (k bigint);
+INSERT INTO r7d SELECT 10 * g FROM generate_series(1, 300) g;
+CREATE INDEX r7d_k ON r7d USING blink (k);
+));
+my @keys7d = map { hold_key($_) } 121, 124, 125;
+$y = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = 121; "
+	  . "INSERT INTO r7d SELECT 10 * g + 2 FROM generate_series(1, 300) g /* y7d */");
+paused('/* y7d */');
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 124; "
+	  . "INSERT INTO r7d VALUES (5014) /* v7d */");
+paused('/* v7d */');
+$z = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r7d', '7 /* z7d */');
+$w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 125; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7d VALUES (5013), (5011) /* w7d */");
+paused('/* w7d */');
+$z->[0]->finish;
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w7d */%'
+	   AND pid <> pg_backend_pid()");
+$w->[0]->finish;
+like(${ $w->[2] }, qr/canceling statement due to user request/, '7d: w was cancelled');
+release_key($keys7d[1]);
+$v->[0]->finish;
+release_key($keys7d[2]);
+release_key($keys7d[0]);
+$y->[0]->finish;
+is(${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', '7d: z, v and y succeeded');
+is(counter('batch_forwarded') . counter('batched_inserts'), '10',
+	"7d: w's run was forwarded, and nobody took it");
+is(leaf_items('r7d_k', q{count(*)}, q{i.key IN ('(5011)', '(5013)')}), '0',
+	"7d: none of w's entries is in the index");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r7d'), '602', '7d: rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r7d_k', true)"), '', '7d: blink_check');
+
+# --- 8. a run that does not all fit: the holder takes what fits and
+#        leaves the rest published (deferred); its release wakes the
+#        owner, which splits the leaf for the rest
 $node->safe_psql('postgres', q(
 CREATE TABLE r8 (t text);
 CREATE INDEX r8_t ON r8 USING blink (t) WITH (fillfactor = 100);
@@ -459,6 +577,49 @@ is(leaf_items('r8_t', q{count(*)},
 	'each of the run\'s entries once');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r8'), '40', 'all rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r8_t', true)"), '', 'blink_check');
+
+# --- 8b. the same, with the owner cancelled while the holder has its run
+#         claimed (batch_checked, key 131): the claim cannot be withdrawn;
+#         the holder takes the part that fits and defers the rest, and the
+#         owner, cancelled or not, must count that part as in -- none of
+#         its entries may go in twice
+$node->safe_psql('postgres', q(
+CREATE TABLE r8b (t text);
+CREATE INDEX r8b_t ON r8b USING blink (t) WITH (fillfactor = 100);
+INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
+SELECT blinkam_reset_stats();
+));
+my $k131 = hold_key(131);
+$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = batch_checked; "
+	  . "SET blinkam.debug_pause_key = 131;", 'r8b', "lpad('1000', 200, '0')");
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g /* w8b */");
+waiting('/* w8b */');
+paused('INSERT INTO r8b VALUES');
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w8b */%'
+	   AND pid <> pg_backend_pid()");
+release_key($k131);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] }, '', '8b: the holder succeeded');
+ok(counter('batched_inserts') > 0 && counter('batch_deferred') > 0,
+	"8b: it took part of the cancelled owner's run and deferred the rest");
+my $rows8b = $node->safe_psql('postgres',
+	q{SELECT count(*) FROM r8b WHERE right(t, 4) BETWEEN '2001' AND '2009'});
+my $entries8b = leaf_items('r8b_t', q{count(*) || ' ' || count(DISTINCT i.key)},
+	q{right(i.key, 5) BETWEEN '2001)' AND '2009)'});
+if (${ $b->[2] } =~ /canceling statement due to user request/)
+{
+	is($rows8b, '0', '8b: cancelled: none of its rows');
+	my ($n, $d) = split / /, $entries8b;
+	is($n, $d, "8b: cancelled: each of its entries at most once ($n)");
+}
+else
+{
+	is(${ $b->[2] }, '', '8b: or it finished before the cancel was seen');
+	is("$rows8b $entries8b", '9 9 9', '8b: then all rows, each entry once');
+}
+is($node->safe_psql('postgres', "SELECT blink_check('r8b_t', true)"), '', '8b: blink_check');
 
 # --- 9. a waiter cancelled while its run is published: none of it goes in
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');

@@ -29,6 +29,9 @@
  *   CLAIMED -> DONE         all inserted (after the WAL record is written)
  *   CLAIMED -> SKIPPED      handed back from ndone on (not below the high
  *                           key, no room); ndone is written first
+ *   CLAIMED -> PENDING      left published (deferred or forwarded, see
+ *                           below): back in a wait list, ndone (and
+ *                           blkno) written first
  *   PENDING -> WITHDRAWN    the owner took the page lock itself, or was
  *                           cancelled (CAS: a claimed slot cannot be
  *                           withdrawn, so a tuple is never inserted twice)
@@ -116,6 +119,56 @@
  * before it wakes every waiter.  A waiter woken to take the page that
  * then takes it the ordinary way releases it through blinkam_batch_release
  * as well, so the rest of the list is not stranded.
+ *
+ * Deferred and forwarded runs.  A holder that meets a payload it cannot
+ * take need not hand the run back.  Handing back wakes the owner, which
+ * then queues for the page lock the ordinary way; when a hot leaf fills,
+ * that is every waiter of the leaf at once, each to find the leaf full or
+ * split and to go on alone.  Instead the access method's add callback may
+ * say:
+ *   DEFER    (no room): the slot goes back, pending, into the wait list of
+ *            the same page, its owner asleep; whatever the holder took of
+ *            the run so far is recorded in ndone, and the next holder of
+ *            the page goes on from there.  The holder's release wakes one
+ *            waiter of the page, as for any waiter that published while it
+ *            held the page: that one makes room or splits the page.
+ *   FORWARD  (the page has split since the run was published, and the run
+ *            belongs right of it): if none of the run is in yet, the slot
+ *            goes, pending, into the wait list of the page's right sibling
+ *            (blkno changed first), its owner asleep.  The holder does not
+ *            hold that page, so after its own release it looks at that
+ *            page's list itself (drain with wake-one), as a releaser of
+ *            the sibling would.
+ * And a backend that splits a page moves, while it still holds both
+ * halves, the runs published for the left half whose first payload not
+ * yet in belongs on the right half into the right half's list
+ * (blinkam_batch_forward); its releases of both halves look at both lists.
+ * A forwarded run keeps all of its inserted part on one page (forwarded
+ * only while none of it is in), so its owner learns one page for it.
+ *
+ * A forwarded owner still holds a pin on the old page.  Woken (as the
+ * first waiter of its new page, or by its timeout), it sees blkno changed,
+ * lets the old pin go and pins the new page, still published, before its
+ * next lock attempt, which goes there; should that page be busy, its
+ * holder serves it like any other waiter.  If pinning fails with an error,
+ * the slot is withdrawn (or, if claimed meanwhile, its holder's answer
+ * awaited) before the error leaves, so no holder can act for a backend
+ * that has gone on.  An owner that gets a lock and withdraws, or is handed
+ * back the rest, takes ndone as the part already in (so nothing goes in
+ * twice), and goes on from the page it holds: keys only move right, so
+ * the rest lies on that page or right of it.
+ *
+ * No wake-up is lost by either: a deferred slot is back in the list of a
+ * page its holder still holds, like a slot pushed while a holder holds the
+ * page, and that holder's release looks at the list; a slot a splitter
+ * forwards is in the list of a page the splitter holds, likewise; a slot a
+ * holder forwards is in the sibling's list before the holder looks at that
+ * list, so either the look finds it (and wakes the first pending waiter of
+ * the sibling, whose lock attempt then comes after its slot is back in
+ * the list: the argument above), or a backend that popped the list in
+ * between does, and handles it as every popper does.  Between a forwarded
+ * slot's push and that look, a holder of the sibling may claim the slot:
+ * it serves it, exactly as a waiter that published there.
  *
  * What a holder may do for a waiter is the access method's contract (for
  * blink, _blink_batch_add in blinkinsert.c: a tuple of a unique index is
@@ -451,20 +504,92 @@ slot_answered(BlinkBatchSlot *s)
 }
 
 /*
- * A waiter's slot that a holder finished (st is DONE or SKIPPED): how many
- * of its run went in, and (if results is not NULL) the add callback's
- * result for each of those.  Returns true if the rest was handed back.
+ * How much of a waiter's run went in (a prefix, by one holder or several:
+ * see "Deferred and forwarded runs"), once its slot is final or withdrawn
+ * (the holder wrote ndone and results before the state), and (if results
+ * is not NULL) the add callback's result for each of those.
+ */
+static inline int
+slot_progress(BlinkBatchSlot *s, uint32 *results)
+{
+	int			ndone;
+
+	pg_read_barrier();
+	ndone = s->ndone;
+	if (results)
+		memcpy(results, s->results, sizeof(uint32) * ndone);
+	return ndone;
+}
+
+/*
+ * A waiter's pending slot: has it been forwarded to another page than the
+ * one its pin is on?
  */
 static inline bool
-slot_outcome(BlinkBatchSlot *s, uint32 st, int *ndone, uint32 *results)
+slot_moved(BlinkBatchSlot *s, Buffer buf)
 {
-	Assert(st == SLOT_DONE || st == SLOT_SKIPPED);
-	pg_read_barrier();			/* ndone and results were written before
-								 * the state */
-	*ndone = s->ndone;
-	if (results)
-		memcpy(results, s->results, sizeof(uint32) * *ndone);
-	return st == SLOT_SKIPPED;
+	pg_read_barrier();			/* the state (pending) before the block */
+	return s->blkno != BufferGetBlockNumber(buf);
+}
+
+/* A payload of a slot's run: the k-th. */
+static const char *
+slot_payload(BlinkBatchSlot *s, int k)
+{
+	const char *p = s->payload;
+
+	for (int i = 0; i < k; i++)
+		p += MAXALIGN(s->sizes[i]);
+	return p;
+}
+
+/*
+ * A published slot whose owner leaves with an error (below): take it out
+ * of every holder's reach -- withdraw it, or, if a holder has claimed it,
+ * wait for that holder's answer (holders never wait for waiters, so it
+ * comes; whatever went in belongs to our aborting transaction, dead like
+ * any of its rows).
+ */
+static void
+batch_withdraw_for_error(BlinkBatchSlot *s)
+{
+	for (;;)
+	{
+		uint32		expected = SLOT_PENDING;
+
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN) ||
+			expected != SLOT_CLAIMED)
+			break;
+		pg_usleep(100L);
+	}
+	pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
+}
+
+/*
+ * The waiter's slot, still published, was forwarded (see "Deferred and
+ * forwarded runs") to another page of rel: move our pin there, so that our
+ * lock attempts go to that page.  Reading the page can fail: then the slot
+ * is withdrawn first.
+ */
+static void
+batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp)
+{
+	BlockNumber to = s->blkno;
+
+	ReleaseBuffer(*bufp);
+	*bufp = InvalidBuffer;
+	PG_TRY();
+	{
+		/* tests: hold a waiter, published, between its two pins */
+		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FOLLOW);
+		*bufp = ReadBuffer(rel, to);
+	}
+	PG_CATCH();
+	{
+		batch_withdraw_for_error(s);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -482,22 +607,27 @@ holder_announced(BlinkBatchSlot *s)
 /*
  * For a waiter: this backend wants to add payloads[0..n-1] (sizes[i]
  * bytes each, a run in the order the access method wants them offered,
- * with its flags) to the page in buf (pinned, not locked), which another
- * backend holds.  Publish them and wait until a holder has taken them or
+ * with its flags) to the page in *bufp (pinned, not locked), which another
+ * backend holds.  Publish them and wait until holders have taken them or
  * this backend gets the page lock itself.  Returns how many of them went
- * in (a holder takes a prefix of the run).  If that is n, buf is still
- * pinned and unlocked; otherwise it is exclusively locked, the slot is
- * withdrawn or handed back, and payloads k..n-1 are the caller's to add
- * the normal way.  When batching does not apply (it is off, or the run
- * does not fit in a slot: see blinkam_batch_capacity), returns 0 at once,
- * after locking buf.  results, if not NULL, receives the add callback's
- * result for each payload that went in.
+ * in (holders take a prefix of the run), and sets *where (if not NULL) to
+ * the page they went onto.  If that is n, *bufp is still pinned and
+ * unlocked; otherwise it is exclusively locked, the slot is withdrawn or
+ * handed back, and payloads k..n-1 are the caller's to add the normal way,
+ * from *bufp: the page the run was published for, or the one a split or a
+ * holder forwarded it to (see "Deferred and forwarded runs"; *bufp is then
+ * pinned there instead), which lies right of it.  When batching does not
+ * apply (it is off, or the run does not fit in a slot: see
+ * blinkam_batch_capacity), returns 0 at once, after locking *bufp.
+ * results, if not NULL, receives the add callback's result for each
+ * payload that went in.
  *
  * announced: the page's other lockers do not look at the wait list (see
  * "Announced holders"); wait on the slot only while an announced holder
- * is there, and otherwise for the page lock.  A caller that gets buf back
- * locked must let it go through blinkam_batch_release: it may have been
- * woken to serve the page's other waiters.
+ * is there, and otherwise for the page lock.  A caller that gets the page
+ * back locked must let it go through blinkam_batch_release: it may have
+ * been woken to serve the page's other waiters.  (Such runs are never
+ * deferred or forwarded: their access method does not ask for it.)
  *
  * Before it sleeps on its latch, the waiter spins a little
  * (blinkam.batch_spin rounds) watching its slot: a holder that is already
@@ -505,13 +635,14 @@ holder_announced(BlinkBatchSlot *s)
  * cost more than that.
  */
 int
-blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
+blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				   const Size *sizes, int n, uint32 flags, bool announced,
-				   uint32 *results)
+				   uint32 *results, BlockNumber *where)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
 	int			ndone = 0;
+	bool		locked = false; /* we hold *bufp */
 	bool		handed_back = false;
 	bool		spun = false;
 	bool		slept = false;
@@ -519,12 +650,14 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 	char	   *dst;
 
 	Assert(n > 0);
+	if (where)
+		*where = BufferGetBlockNumber(*bufp);
 	if (!blinkam_batch_inserts || MyProc == NULL ||
 		blinkam_batch_capacity(sizes, n) < n ||
 		(announced &&
-		 pg_atomic_read_u32(holders_of(rel->rd_node, BufferGetBlockNumber(buf))) == 0))
+		 pg_atomic_read_u32(holders_of(rel->rd_node, BufferGetBlockNumber(*bufp))) == 0))
 	{
-		batch_lock(buf);
+		batch_lock(*bufp);
 		return 0;
 	}
 	/* tests: the page may split and be taken by another holder meanwhile */
@@ -534,12 +667,12 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 	/* a slot still in some list cannot be reused yet */
 	if (pg_atomic_read_u32(&s->linked) != 0)
 	{
-		batch_lock(buf);
+		batch_lock(*bufp);
 		return 0;
 	}
 
 	s->node = rel->rd_node;
-	s->blkno = BufferGetBlockNumber(buf);
+	s->blkno = BufferGetBlockNumber(*bufp);
 	s->latch = MyLatch;
 	s->flags = flags;
 	s->nitems = n;
@@ -560,20 +693,31 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		uint32		st = pg_atomic_read_u32(&s->state);
 		uint32		expected = SLOT_PENDING;
 		bool		was_woken;
-		bool		locked;
 		int			rc;
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
 		{
-			handed_back = slot_outcome(s, st, &ndone, results);
-			if (handed_back)
-				batch_lock(buf);
+			ndone = slot_progress(s, results);
+			handed_back = st == SLOT_SKIPPED;
 			break;
 		}
+
+		/*
+		 * Forwarded to a page right of ours (a split, or a holder whose page
+		 * had split), and woken (as the first waiter of that page, or by a
+		 * timeout): our lock attempts must go to that page now.  Move the
+		 * pin there, still published: should that page be busy, its holder
+		 * serves us as it serves the waiters that published there.
+		 */
+		if (st == SLOT_PENDING && slot_moved(s, *bufp))
+		{
+			batch_follow(rel, s, bufp);
+			continue;
+		}
+
 		/* a wake-up sent to us on purpose is used up by this lock attempt */
 		was_woken = st == SLOT_PENDING && pg_atomic_exchange_u32(&s->woken, 0) != 0;
-		locked = st == SLOT_PENDING && ConditionalLockBuffer(buf);
-		if (locked)
+		if (st == SLOT_PENDING && ConditionalLockBuffer(*bufp))
 		{
 			/*
 			 * The page was let go while we slept, and nobody woke us (or
@@ -583,13 +727,36 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			if (timed_out && !was_woken && !sibling_woken(s))
 				blinkam_count(BLINKAM_COUNTER_BATCH_LOST_WAKEUPS, 1);
 			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
-				break;			/* we hold the page: insert ourselves */
-			/* a holder finished our slot before releasing the lock */
-			handed_back = slot_outcome(s, pg_atomic_read_u32(&s->state), &ndone,
-									   results);
-			if (!handed_back)
-				batch_unlock(rel, buf); /* others may have published meanwhile */
-			break;
+			{
+				/* we hold the page: insert (the rest) ourselves */
+				ndone = slot_progress(s, results);
+				locked = true;
+				break;
+			}
+			st = pg_atomic_read_u32(&s->state);
+			if (st == SLOT_DONE || st == SLOT_SKIPPED)
+			{
+				/*
+				 * A holder finished our slot before releasing the lock (of
+				 * this page, or of the one the slot was forwarded to: the
+				 * rest then lies right of the page we hold).
+				 */
+				ndone = slot_progress(s, results);
+				handed_back = st == SLOT_SKIPPED;
+				if (ndone == n)
+					batch_unlock(rel, *bufp);	/* others may have published */
+				else
+					locked = true;
+				break;
+			}
+
+			/*
+			 * Forwarded before we took this page, and now claimed (or
+			 * deferred again) by a holder of the page it went to: not ours
+			 * to insert; let this page go again and wait.
+			 */
+			batch_unlock(rel, *bufp);
+			continue;
 		}
 
 		/*
@@ -599,11 +766,22 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		if (InterruptPending && st == SLOT_PENDING &&
 			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 		{
+			ndone = slot_progress(s, results);
 			pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
-			CHECK_FOR_INTERRUPTS();
+
+			/*
+			 * If a holder took part of the run already (deferred: see
+			 * "Deferred and forwarded runs"), the caller must learn that
+			 * before an error can leave: the interrupt waits for its next
+			 * check.
+			 */
+			if (ndone == 0)
+				CHECK_FOR_INTERRUPTS();
 			/* interrupts that do not error out: insert the normal way */
-			batch_lock(buf);
-			return 0;
+			batch_lock(*bufp);
+			if (where)
+				*where = BufferGetBlockNumber(*bufp);
+			return ndone;
 		}
 
 		/*
@@ -615,7 +793,8 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 		if (announced && st == SLOT_PENDING && !holder_announced(s) &&
 			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 		{
-			batch_lock(buf);
+			ndone = slot_progress(s, results);
+			Assert(ndone == 0);
 			break;
 		}
 
@@ -638,9 +817,27 @@ blinkam_batch_wait(Relation rel, Buffer buf, const void *const *payloads,
 			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
 	}
 
-	if (handed_back)
-		blinkam_count(ndone == 0 ? BLINKAM_COUNTER_BATCH_SKIPS :
-					  BLINKAM_COUNTER_BATCH_PARTIAL, 1);
+	/*
+	 * The slot is final or withdrawn, so s->blkno no longer changes: it is
+	 * where the run's inserted part went (a run is forwarded only while
+	 * none of it is in, so all of that part is on one page).
+	 */
+	if (where)
+		*where = s->blkno;
+	if (ndone < n && !locked)
+	{
+		if (s->blkno != BufferGetBlockNumber(*bufp))
+		{
+			/* forwarded: go on from the page it went to */
+			ReleaseBuffer(*bufp);
+			*bufp = ReadBuffer(rel, s->blkno);
+		}
+		batch_lock(*bufp);
+	}
+	if (ndone < n && ndone > 0)
+		blinkam_count(BLINKAM_COUNTER_BATCH_PARTIAL, 1);
+	else if (ndone == 0 && handed_back)
+		blinkam_count(BLINKAM_COUNTER_BATCH_SKIPS, 1);
 	if (slept)
 		blinkam_count(BLINKAM_COUNTER_BATCH_SLEEPS, 1);
 	else if (spun)
@@ -667,6 +864,8 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 					  void *arg, BlinkamBatch *batch)
 {
 	batch->nclaimed = 0;
+	batch->node = rel->rd_node;
+	batch->forwarded = false;
 
 	/* tests: hold the page a while, so that waiters pile up */
 	if (batch->round == 0)
@@ -690,17 +889,33 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 			batch->nclaimed = drain_bucket(rel->rd_node, blkno, batch->claimed,
 										   BLINKAM_BATCH_CLAIM_MAX, false);
 		for (int i = 0; i < batch->nclaimed; i++)
-			batch->ndone[i] = 0;
+		{
+			/* a deferred run may come with a part in already */
+			batch->nstart[i] = batch->ndone[i] = Batch->slots[batch->claimed[i]].ndone;
+			batch->fate[i] = BLINKAM_ADD_TAKEN;
+		}
 		for (int i = 0; i < batch->nclaimed; i++)
 		{
 			BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
-			const char *payload = s->payload;
+			const char *payload = slot_payload(s, batch->ndone[i]);
 
-			/* a run goes in as a prefix: the first refusal ends it */
-			while (batch->ndone[i] < s->nitems &&
-				   add(arg, payload, s->sizes[batch->ndone[i]], s->flags,
-					   &s->results[batch->ndone[i]]))
+			/* a run goes in as a prefix: anything but TAKEN ends it */
+			while (batch->ndone[i] < s->nitems)
+			{
+				BlinkamBatchAdd r = add(arg, payload, s->sizes[batch->ndone[i]],
+										s->flags, &s->results[batch->ndone[i]]);
+
+				if (r != BLINKAM_ADD_TAKEN)
+				{
+					/* forwarded only while none of it is in anywhere */
+					if (r == BLINKAM_ADD_FORWARD &&
+						(batch->ndone[i] > 0 || !BlockNumberIsValid(batch->forward_to)))
+						r = BLINKAM_ADD_REFUSED;
+					batch->fate[i] = r;
+					break;
+				}
 				payload += MAXALIGN(s->sizes[batch->ndone[i]++]);
+			}
 		}
 		if (batch->nclaimed > 0)
 			blinkam_debug_pause(BLINKAM_PAUSE_BATCH_CHECKED);
@@ -759,32 +974,75 @@ blinkam_batch_write(BlinkamXLogState *state, BlinkamBatch *batch)
 }
 
 /*
+ * Put a claimed slot back in the wait list of its page (s->blkno, which
+ * the caller may just have changed), still pending, its owner asleep.
+ * Linked first: its owner, should it withdraw at once, must not publish
+ * the slot again before it is in the list (it waits until no list holds
+ * it); pending before the push: whoever pops it must find it pending.
+ */
+static void
+requeue_slot(uint32 slotno)
+{
+	BlinkBatchSlot *s = &Batch->slots[slotno];
+
+	pg_atomic_write_u32(&s->linked, 1);
+	pg_write_barrier();			/* ndone, blkno and linked before the state */
+	pg_atomic_write_u32(&s->state, SLOT_PENDING);
+	push_slot(bucket_of(s->node, s->blkno), slotno);
+}
+
+/*
  * After the WAL record is written and before the page is released: record
  * for every claimed waiter how much of its run went in -- DONE if all of
- * it, else SKIPPED with the count of the prefix that did.  (Their latches
- * are set after the release, by blinkam_batch_wake, to keep the page's
- * lock short.)  Returns how many payloads went in, in all.
+ * it, else SKIPPED with the count of the prefix that did, or, for a run
+ * the add callback deferred or forwarded, that count and the slot back in
+ * a wait list, pending (see "Deferred and forwarded runs").  (Latches are
+ * set after the release, by blinkam_batch_wake, to keep the page's lock
+ * short.)  Returns how many payloads went in, in all.
  */
 int
 blinkam_batch_finish(BlinkamBatch *batch)
 {
 	int			done = 0;
 	int			runs = 0;
+	int			deferred = 0;
+	int			forwarded = 0;
 
 	batch->all_in = true;
+	batch->forwarded = false;
 	for (int i = 0; i < batch->nclaimed; i++)
 	{
 		BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
+		int			took = batch->ndone[i] - batch->nstart[i];
 
-		if (s->nitems > 1 && batch->ndone[i] > 0)
+		if (s->nitems > 1 && took > 0)
 			runs++;
-		if (batch->ndone[i] < s->nitems)
-			batch->all_in = false;	/* read before the owner may reuse s */
+		done += took;
 		s->ndone = batch->ndone[i];
+		if (batch->ndone[i] == s->nitems)
+			batch->fate[i] = BLINKAM_ADD_TAKEN;
+		else
+		{
+			batch->all_in = false;	/* read before the owner may reuse s */
+			if (batch->fate[i] == BLINKAM_ADD_DEFER ||
+				batch->fate[i] == BLINKAM_ADD_FORWARD)
+			{
+				if (batch->fate[i] == BLINKAM_ADD_FORWARD)
+				{
+					s->blkno = batch->forward_to;
+					batch->forwarded = true;
+					forwarded++;
+				}
+				else
+					deferred++;
+				requeue_slot(batch->claimed[i]);
+				continue;
+			}
+			batch->fate[i] = BLINKAM_ADD_REFUSED;
+		}
 		pg_write_barrier();		/* ndone before the state the owner reads */
-		pg_atomic_write_u32(&s->state, batch->ndone[i] == s->nitems ?
+		pg_atomic_write_u32(&s->state, batch->fate[i] == BLINKAM_ADD_TAKEN ?
 							SLOT_DONE : SLOT_SKIPPED);
-		done += batch->ndone[i];
 	}
 	pg_memory_barrier();
 	if (done > 0)
@@ -795,30 +1053,54 @@ blinkam_batch_finish(BlinkamBatch *batch)
 		if (batch->round > 0)
 			blinkam_count(BLINKAM_COUNTER_BATCH_ROUNDS, 1);
 	}
+	if (deferred > 0)
+		blinkam_count(BLINKAM_COUNTER_BATCH_DEFERRED, deferred);
+	if (forwarded > 0)
+		blinkam_count(BLINKAM_COUNTER_BATCH_FORWARDED, forwarded);
 	return done;
 }
 
 /*
  * The holder failed before writing its record: hand every claimed slot
- * back (none of their payloads went in) and wake the owners, who do the
- * work themselves.
+ * back (none of its payloads went in this time) and wake the owners, who
+ * do the work themselves.
  */
 static void
 batch_abandon(BlinkamBatch *batch)
 {
 	for (int i = 0; i < batch->nclaimed; i++)
-		batch->ndone[i] = 0;
+	{
+		batch->ndone[i] = batch->nstart[i];
+		batch->fate[i] = BLINKAM_ADD_REFUSED;
+	}
 	(void) blinkam_batch_finish(batch);
 	blinkam_batch_wake(batch);
 	batch->nclaimed = 0;
 }
 
-/* After the release: wake the waiters finished by blinkam_batch_finish. */
+/*
+ * After the release: wake the waiters finished by blinkam_batch_finish
+ * (not those whose runs it left published: they sleep on), and, if it
+ * forwarded some to a page we do not hold, look at that page's list (see
+ * "Deferred and forwarded runs").
+ */
 void
 blinkam_batch_wake(BlinkamBatch *batch)
 {
 	for (int i = 0; i < batch->nclaimed; i++)
-		SetLatch(Batch->slots[batch->claimed[i]].latch);
+	{
+		if (batch->fate[i] == BLINKAM_ADD_TAKEN ||
+			batch->fate[i] == BLINKAM_ADD_REFUSED)
+			SetLatch(Batch->slots[batch->claimed[i]].latch);
+	}
+	if (batch->forwarded)
+	{
+		batch->forwarded = false;
+		/* tests: the sibling's holder may release it (and look) first */
+		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FORWARDED);
+		pg_memory_barrier();
+		(void) drain_bucket(batch->node, batch->forward_to, NULL, 0, true);
+	}
 }
 
 /*
@@ -904,6 +1186,64 @@ blinkam_batch_after_release(Relation rel, BlockNumber blkno)
 	pg_memory_barrier();
 	if (pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
 		(void) drain_bucket(rel->rd_node, blkno, NULL, 0, true);
+}
+
+/*
+ * For a backend that has just split page from of rel, moving the upper
+ * part of its keys to the new page to (both still exclusively locked, the
+ * split's record written): every run published for from whose first
+ * payload not yet in belongs on to (moves says so, with arg) goes on
+ * waiting there, its owner asleep -- unless part of it is in already
+ * (forwarded runs keep all of their inserted part on one page).  The
+ * others stay published for from.  Pending slots of other pages popped
+ * with the list are pushed back and woken (drain_list).  Nobody is woken
+ * for from or to: our releases of both look at their lists.  The moves
+ * test runs on claimed slots, which their owners cannot withdraw; should
+ * it fail, those not yet looked at go back as they were, and the abort
+ * wakes them.
+ * Returns how many runs moved.
+ */
+int
+blinkam_batch_forward(Relation rel, BlockNumber from, BlockNumber to,
+					  BlinkamBatchMovesFn moves, void *arg)
+{
+	uint32		claimed[BLINKAM_BATCH_CLAIM_MAX];
+	int			n;
+	volatile int done = 0;
+	volatile int moved = 0;
+
+	if (!blinkam_batch_inserts)
+		return 0;				/* serving nobody: our release wakes them */
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(bucket_of(rel->rd_node, from)) == 0)
+		return 0;
+	/* claim them all (any beyond the claim limit stay published for from) */
+	n = drain_bucket(rel->rd_node, from, claimed, BLINKAM_BATCH_CLAIM_MAX, false);
+	PG_TRY();
+	{
+		for (; done < n; done++)
+		{
+			BlinkBatchSlot *s = &Batch->slots[claimed[done]];
+
+			if (s->ndone == 0 && moves(arg, s->payload, s->sizes[0], s->flags))
+			{
+				s->blkno = to;
+				moved++;
+			}
+			requeue_slot(claimed[done]);
+		}
+	}
+	PG_CATCH();
+	{
+		/* the rest stay published for from; the abort wakes them all */
+		for (; done < n; done++)
+			requeue_slot(claimed[done]);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (moved > 0)
+		blinkam_count(BLINKAM_COUNTER_BATCH_FORWARDED, moved);
+	return moved;
 }
 
 /*

@@ -48,7 +48,7 @@
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(BATCHED_RUNS, "batched_runs", "published runs of several tuples (a statement buffer's, for one leaf) that a holder took, whole or in part") \
-	X(BATCH_PARTIAL, "batch_partial", "published runs of which a holder took only the first part and handed the rest back") \
+	X(BATCH_PARTIAL, "batch_partial", "published runs of which holders took only the first part before their owner did the rest itself") \
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
 	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
@@ -56,6 +56,8 @@
 	X(BATCH_REFUSED_ROOM, "batch_refused_room", "published blink runs a holder stopped taking at an entry its leaf had no room for (the leaf must split first)") \
 	X(BATCH_REFUSED_OTHER, "batch_refused_other", "published blink runs a holder stopped taking at an entry whose key a unique index holds already (the waiter judges it) or that an in-place record could not append") \
 	X(BATCH_LOCK_WAITS, "batch_lock_waits", "inserts into a busy page that ended up waiting for its lock the ordinary way (handed back, no slot, no announced holder) and found it still taken") \
+	X(BATCH_DEFERRED, "batch_deferred", "published runs a holder left published, their owners asleep, for the next holder of its page (no room yet: that one makes room or splits the page)") \
+	X(BATCH_FORWARDED, "batch_forwarded", "published blink runs moved, still published, to the right sibling of their leaf (by the leaf's split, or by a holder whose leaf split after they were published)") \
 	X(LEAF_LOCK_WAITS, "leaf_lock_waits", "blink leaf locks that had to wait for another backend (inserts that publish instead are not counted)") \
 	X(INTERNAL_LOCK_WAITS, "internal_lock_waits", "blink internal page and metapage locks that had to wait for another backend") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \

@@ -76,6 +76,8 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_round", BLINKAM_PAUSE_BATCH_ROUND, false},
 	{"heap_tuple_stored", BLINKAM_PAUSE_HEAP_TUPLE_STORED, false},
 	{"split_parent", BLINKAM_PAUSE_SPLIT_PARENT, false},
+	{"batch_follow", BLINKAM_PAUSE_BATCH_FOLLOW, false},
+	{"batch_forwarded", BLINKAM_PAUSE_BATCH_FORWARDED, false},
 	{NULL, 0, false}
 };
 

@@ -85,8 +85,15 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HEAP_TUPLE_STORED,	/* a blinkheap read has put a tuple
 										 * in the executor's slot and let go
 										 * of the page's lock */
-	BLINKAM_PAUSE_SPLIT_PARENT	/* a leaf split is written and let go, its
+	BLINKAM_PAUSE_SPLIT_PARENT, /* a leaf split is written and let go, its
 								 * downlink not yet inserted; no lock held */
+	BLINKAM_PAUSE_BATCH_FOLLOW, /* a waiter whose published run was
+								 * forwarded has let go of its pin on the old
+								 * page, not yet pinned the new one */
+	BLINKAM_PAUSE_BATCH_FORWARDED	/* a holder that forwarded runs to its
+									 * leaf's right sibling has let its leaf
+									 * go, not yet looked at the sibling's
+									 * wait list */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

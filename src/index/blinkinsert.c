@@ -89,14 +89,16 @@ static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
  * backend holds it.  Publish for that backend (batch.c) as much of
  * itups[0..n-1] as a slot carries (at least the first tuple): a run in key
  * order whose first tuple belongs on this leaf or right of it (*keyp is
- * its scan key); the holder takes the prefix that is below its high key
- * and fits.  Returns how many were inserted, and sets landed[0..k-1] (if
- * given) for them before anything here can fail.  If all of the run went
- * in, the pin is released and *bufp set to InvalidBuffer; otherwise *bufp
- * is exclusively locked on the page where the first tuple not inserted
- * belongs now (the leaf may have split meanwhile, or the run may go on
- * past its high key), and *keyp is that tuple's scan key, for the caller
- * to check and insert the rest the normal way.
+ * its scan key); holders take prefixes that are below their high keys and
+ * fit (the leaf's, or, once the run is forwarded, its right sibling's:
+ * see _blink_batch_accept).  Returns how many were inserted, and sets
+ * landed[0..k-1] (if given) for them before anything here can fail.  If
+ * all of the run went in, the pin is released and *bufp set to
+ * InvalidBuffer; otherwise *bufp is exclusively locked on the page where
+ * the first tuple not inserted belongs now (the leaf may have split
+ * meanwhile, or the run may go on past its high key), and *keyp is that
+ * tuple's scan key, for the caller to check and insert the rest the normal
+ * way.
  *
  * Moving right from a leaf that handed the run back: a unique tuple moves
  * with lock coupling (its check must stay protected, see blinkinsert).  A
@@ -116,6 +118,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 {
 	const void *payloads[BLINKAM_BATCH_MAX_ITEMS];
 	Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
+	BlockNumber where;
 	int			k;
 
 	Assert(n > 0);
@@ -127,8 +130,8 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	}
 	/* (a first tuple too large for a slot makes the wait lock at once) */
 	n = Max(blinkam_batch_capacity(sizes, n), 1);
-	k = blinkam_batch_wait(rel, *bufp, payloads, sizes, n,
-						   unique ? BLINK_BATCH_UNIQUE : 0, false, NULL);
+	k = blinkam_batch_wait(rel, bufp, payloads, sizes, n,
+						   unique ? BLINK_BATCH_UNIQUE : 0, false, NULL, &where);
 	for (int i = 0; landed && i < k; i++)
 		landed[i] = true;
 	if (k > 0)
@@ -141,7 +144,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		 * halves) and is found; one that reads it after finds the entries.
 		 */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WAITER_IN);
-		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(*bufp));
+		CheckForSerializableConflictIn(rel, NULL, where);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, k);
 	}
 	if (k == n)
@@ -624,29 +627,41 @@ _blink_key_absent(Relation rel, Page p, IndexTuple itup)
  * waiter can judge: the holder's dirty snapshot is its own transaction's
  * view (a row the holder deleted looks gone, one it inserted looks
  * committed), and it cannot see what the waiter's own transaction did.
- * Such tuples, like every other refusal, go back to their backends, which
- * do it all themselves.  No heap access, no waiting, nothing that could
- * raise an error on a waiter's behalf but key comparisons the holder's own
- * insert already made.
+ * Such tuples go back to their backends, which do it all themselves.  No
+ * heap access, no waiting, nothing that could raise an error on a waiter's
+ * behalf but key comparisons the holder's own insert already made.
+ *
+ * The other refusals leave the run published (batch.c, "Deferred and
+ * forwarded runs"): a tuple that does not fit waits, with the rest of its
+ * run, for the leaf's next holder (which makes room or splits the leaf,
+ * and the split forwards it); a tuple right of the high key -- the leaf
+ * split after the run was published -- waits for the right sibling's
+ * holder, unless it is a unique index's (its check needs the first leaf of
+ * its key, _blink_key_absent) or part of its run is in already: those are
+ * handed back.
  */
-static bool
+static BlinkamBatchAdd
 _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 {
-	BlinkamCounter refused;
-
 	if (!_blink_below_hikey(rel, p, itup))
-		refused = BLINKAM_COUNTER_BATCH_REFUSED_RIGHT;	/* moved right by a
-														 * split */
-	else if (!_blink_fits(p, IndexTupleSize(itup)))
-		refused = BLINKAM_COUNTER_BATCH_REFUSED_ROOM;	/* it will split */
-	else if (unique && !_blink_key_absent(rel, p, itup))
-		refused = BLINKAM_COUNTER_BATCH_REFUSED_OTHER;	/* the waiter must
-														 * judge the equal
-														 * keys */
-	else
-		return true;
-	blinkam_count(refused, 1);
-	return false;
+	{
+		/* the leaf split after it was published: the tuple belongs right */
+		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_RIGHT, 1);
+		return unique ? BLINKAM_ADD_REFUSED : BLINKAM_ADD_FORWARD;
+	}
+	if (!_blink_fits(p, IndexTupleSize(itup)))
+	{
+		/* the leaf must make room or split: its next holder does */
+		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_ROOM, 1);
+		return BLINKAM_ADD_DEFER;
+	}
+	if (unique && !_blink_key_absent(rel, p, itup))
+	{
+		/* the waiter must judge the equal keys */
+		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
+		return BLINKAM_ADD_REFUSED;
+	}
+	return BLINKAM_ADD_TAKEN;
 }
 
 /* The number of items in the unsorted tail of leaf page p. */
@@ -714,22 +729,40 @@ typedef struct BlinkBatchTarget
  * batch.c's add callback for blink leaves: append a waiter's index tuple
  * to the page copy of the holder's record if _blink_batch_accept agrees.
  */
-static bool
+static BlinkamBatchAdd
 _blink_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 				 uint32 *result)
 {
 	BlinkBatchTarget *target = (BlinkBatchTarget *) arg;
 	IndexTuple	itup = (IndexTuple) payload;
+	BlinkamBatchAdd r;
 
 	Assert(IndexTupleSize(itup) == size);
-	if (!_blink_batch_accept(target->rel, target->page, itup,
-							 (flags & BLINK_BATCH_UNIQUE) != 0))
-		return false;
+	r = _blink_batch_accept(target->rel, target->page, itup,
+							(flags & BLINK_BATCH_UNIQUE) != 0);
+	if (r != BLINKAM_ADD_TAKEN)
+		return r;
 	if (_blink_leaf_append(target->rel, target->page, itup, !target->in_place))
-		return true;
-	/* the in-place record's tail is full (or no room after all) */
+		return BLINKAM_ADD_TAKEN;
+	/* the in-place record's tail is full: the next holder merges it */
 	blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
-	return false;
+	return BLINKAM_ADD_DEFER;
+}
+
+/*
+ * batch.c's test for blinkam_batch_forward, after a leaf split: does a
+ * published run whose first tuple is itup belong on the new right page?
+ * Not a unique index's tuple: its waiter published it on the first leaf
+ * where its key can appear, which the holder's check relies on
+ * (_blink_key_absent); it stays there and is handed back.
+ */
+static bool
+_blink_batch_moves(void *arg, const void *payload, Size size, uint32 flags)
+{
+	BlinkBatchTarget *target = (BlinkBatchTarget *) arg;
+
+	return (flags & BLINK_BATCH_UNIQUE) == 0 &&
+		!_blink_below_hikey(target->rel, target->page, (IndexTuple) payload);
 }
 
 /*
@@ -766,6 +799,9 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	target.page = blinkam_xlog_register(state, buf,
 										target.in_place ? BLINKAM_XLOG_APPEND : 0);
 	batch.round = 0;
+	/* published runs that belong right of the leaf go on waiting there */
+	batch.forward_to = BlinkPageIsRightmost(BlinkPageGetOpaque(target.page)) ?
+		InvalidBlockNumber : BlinkPageGetOpaque(target.page)->blink_next;
 	PG_TRY();
 	{
 		for (int i = 0; i < n; i++)
@@ -1338,6 +1374,23 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 	if (!_blink_splitreg_claim(rel, lblkno))
 		elog(ERROR, "split of block %u of blink index \"%s\" registered twice",
 			 lblkno, RelationGetRelationName(rel));
+
+	/*
+	 * Runs published for L that now belong on N (a full leaf's queue, left
+	 * published by its holders) go on waiting for N, without waking: our
+	 * release of N wakes the first of them, which takes N and serves the
+	 * others (batch.c, "Deferred and forwarded runs").
+	 */
+	if (isleaf)
+	{
+		BlinkBatchTarget target;
+
+		target.rel = rel;
+		target.page = BufferGetPage(buf);
+		target.in_place = false;
+		(void) blinkam_batch_forward(rel, lblkno, BufferGetBlockNumber(nbuf),
+									 _blink_batch_moves, &target);
+	}
 
 	if (BufferIsValid(rbuf))
 		_blink_relbuf(rel, rbuf);

@@ -384,7 +384,8 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 			Size		size = tup->t_len;
 			uint32		off;
 
-			if (blinkam_batch_wait(rel, buf, &payload, &size, 1, 0, true, &off) == 1)
+			if (blinkam_batch_wait(rel, &buf, &payload, &size, 1, 0, true, &off,
+								   NULL) == 1)
 			{
 				ItemPointerSet(&tup->t_self, blkno, (OffsetNumber) off);
 				tup->t_data->t_ctid = tup->t_self;
@@ -443,7 +444,7 @@ typedef struct BhBatchTarget
  * tuple on the page copy of the holder's record if it fits; *result is
  * its offset.
  */
-static bool
+static BlinkamBatchAdd
 _bh_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 			  uint32 *result)
 {
@@ -453,12 +454,12 @@ _bh_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 	if (size < SizeofHeapTupleHeader ||
 		!_bh_page_has_room(t->page, MAXALIGN(size),
 						   _bh_insert_reserve(t->rel, MAXALIGN(size))))
-		return false;
+		return BLINKAM_ADD_REFUSED;
 	off = _bh_add_tuple_bytes(t->page, t->blkno, payload, size);
 	if (off == InvalidOffsetNumber)
-		return false;
+		return BLINKAM_ADD_REFUSED;
 	*result = off;
-	return true;
+	return BLINKAM_ADD_TAKEN;
 }
 
 /*
@@ -533,6 +534,7 @@ _bh_insert_write(Relation rel, Buffer buf, bool is_new, HeapTuple tup,
 		target.page = page;
 		target.blkno = blkno;
 		batch.round = 0;
+		batch.forward_to = InvalidBlockNumber;	/* a full page hands back */
 		blinkam_batch_collect(rel, blkno, _bh_batch_add, &target, &batch);
 	}
 	PG_CATCH();
