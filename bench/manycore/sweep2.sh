@@ -6,20 +6,12 @@
 #   mkdir -p .dev/old && git archive BASE src Makefile blinkam.control \
 #       blinkam--0.1.sql | tar x -C .dev/old
 # Writes ab.csv, stacks.txt (folded), stacks-raw.txt and log.txt to $OUT.
-set -u
-export MAKEFLAGS=-j$(nproc)
-OUT=${OUT:-/tmp/out}; D=$(pwd)/.dev
-O2=/tmp/o2; mkdir -p $O2
-T0=$(date +%s)
-el() { echo "[+$(( $(date +%s) - T0 ))s] $*"; }
-log() { echo "[$(date +%T)] $*"; }
+. $(pwd)/.dev/lib.sh
 {
 el start
 [ -n "${SKIP_SETUP:-}" ] || . $D/setup.sh || exit 1
-cp /tmp/pg/lib/postgresql/blinkam.so /tmp/new.so
-make -s -C $D/old PG_CONFIG=/tmp/pg/bin/pg_config PG_CFLAGS=-Wno-unused-parameter >/tmp/old.log 2>&1 && cp $D/old/blinkam.so /tmp/old.so || { tail /tmp/old.log; }
+build_old
 el built
-swap() { cp /tmp/$1.so /tmp/pg/lib/postgresql/blinkam.so; echo "== build $1"; }
 R=iot; DUR=${DUR:-6}
 swap old; OUT=$O2 TAG=ab1 DUR=$DUR CLIENTS="${ABCL:-512 128}" CONFIGS="heap_blink" bash $D/iot.sh | grep '^1,'
 swap new; OUT=$O2 TAG=ab2 DUR=$DUR CLIENTS="${ABCL:-512 128}" CONFIGS="heap_blink heap_blink_nobatch heap_btree" bash $D/iot.sh | grep '^1,'
