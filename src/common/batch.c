@@ -829,8 +829,11 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		if (s->blkno != BufferGetBlockNumber(*bufp))
 		{
 			/* forwarded: go on from the page it went to */
+			BlockNumber to = s->blkno;
+
 			ReleaseBuffer(*bufp);
-			*bufp = ReadBuffer(rel, s->blkno);
+			*bufp = InvalidBuffer;
+			*bufp = ReadBuffer(rel, to);
 		}
 		batch_lock(*bufp);
 	}
