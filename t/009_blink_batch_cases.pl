@@ -480,7 +480,7 @@ $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 114; "
 	  . "INSERT INTO r7c VALUES (5014) /* v7c */");
 paused('/* v7c */');
-$z = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = batch_forwarded; "
+$z = start_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_forwarded; "
 	  . "SET blinkam.debug_pause_key = 113;", 'r7c', '7 /* z7c */');
 $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 115; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
@@ -526,7 +526,7 @@ $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 124; "
 	  . "INSERT INTO r7d VALUES (5014) /* v7d */");
 paused('/* v7d */');
-$z = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r7d', '7 /* z7d */');
+$z = start_holder("SET blinkam.debug_batch_delay = 5000;", 'r7d', '7 /* z7d */');
 $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 125; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r7d VALUES (5013), (5011) /* w7d */");
@@ -590,7 +590,7 @@ INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
 SELECT blinkam_reset_stats();
 ));
 my $k131 = hold_key(131);
-$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = batch_checked; "
+$a = start_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_checked; "
 	  . "SET blinkam.debug_pause_key = 131;", 'r8b', "lpad('1000', 200, '0')");
 $b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g /* w8b */");
