@@ -408,6 +408,20 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 }
 
 /*
+ * Look at the wait list of page (node, blkno) as a releaser of the page
+ * does (see "Why no wake-up is lost"): if it is not empty, push its pending
+ * slots back and wake the first waiter of the page.  An empty list is read
+ * without taking its cache line.
+ */
+static void
+look_at_list(RelFileNode node, BlockNumber blkno)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(bucket_of(node, blkno)) != 0)
+		(void) drain_bucket(node, blkno, NULL, 0, true);
+}
+
+/*
  * A waiter that nobody woke found the page free: was it missed?  Not if
  * another waiter of the same page has been woken and has not yet tried
  * the page lock -- a release wakes only the first waiter of the page,
@@ -868,7 +882,6 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 {
 	batch->nclaimed = 0;
 	batch->node = rel->rd_node;
-	batch->forwarded = false;
 
 	/* tests: hold the page a while, so that waiters pile up */
 	if (batch->round == 0)
@@ -1101,8 +1114,7 @@ blinkam_batch_wake(BlinkamBatch *batch)
 		batch->forwarded = false;
 		/* tests: the sibling's holder may release it (and look) first */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FORWARDED);
-		pg_memory_barrier();
-		(void) drain_bucket(batch->node, batch->forward_to, NULL, 0, true);
+		look_at_list(batch->node, batch->forward_to);
 	}
 }
 
@@ -1186,9 +1198,7 @@ blinkam_batch_round(Relation rel, Buffer buf, int xlog_flags,
 void
 blinkam_batch_after_release(Relation rel, BlockNumber blkno)
 {
-	pg_memory_barrier();
-	if (pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
-		(void) drain_bucket(rel->rd_node, blkno, NULL, 0, true);
+	look_at_list(rel->rd_node, blkno);
 }
 
 /*
