@@ -23,6 +23,10 @@
 #                                            one round trip, so the server's
 #                                            own work shows where the round
 #                                            trip would cap the plain run.
+#   CHECKPOINT_EVERY  seconds between CHECKPOINTs issued during each run
+#                                            (default: none).  Checkpoints write
+#                                            the hot pages while clients wait
+#                                            for them (src/README, "Page writes").
 #   PERF=1     also `perf record -a -g` each run (needs perf)
 #
 # Output: bench/results/iot-STAMP.{csv,md,png} (copied to iot-latest.*)
@@ -114,6 +118,17 @@ run_one() {
 					  FROM bench_waits GROUP BY w ORDER BY n DESC LIMIT 3) s" \
 		>"$dir/waits" 2>&1 &
 	local sampler=$!
+	local ckpt=
+	if [ -n "${CHECKPOINT_EVERY:-}" ]; then
+		(
+			end=$((SECONDS + DURATION))
+			while [ $SECONDS -lt $end ]; do
+				psql_q -c CHECKPOINT >/dev/null 2>&1 || true
+				sleep "$CHECKPOINT_EVERY"
+			done
+		) &
+		ckpt=$!
+	fi
 	local perf=
 	if [ "${PERF:-0}" = 1 ]; then
 		perf record -a -g -o "$results/perf-$stamp-$config-$clients.data" \
@@ -131,6 +146,7 @@ run_one() {
 		{ cat "$dir/pgbench.out" >&2; exit 1; }
 	wait "$sampler" || true
 	[ -n "$perf" ] && { wait "$perf" || true; }
+	[ -n "$ckpt" ] && { wait "$ckpt" || true; }
 
 	lsn1=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
 	rows=$(psql_q -c "SELECT count(*) FROM measure")
@@ -151,11 +167,15 @@ run_one() {
 			(SELECT CASE WHEN sp.value + sl.value > 0
 					THEN 'runs ' || ru.value || ' (' || pa.value || ' cut) spun ' ||
 						round(100.0 * sp.value / (sp.value + sl.value)) || '% of '
-						|| sp.value + sl.value ELSE '-' END
+						|| sp.value + sl.value || ' timeouts ' || ti.value || ' write waits '
+						|| coalesce((SELECT value FROM blinkam_stats()
+									  WHERE name = 'batch_write_waits')::text, '-')
+					ELSE '-' END
 			   FROM blinkam_stats() ru, blinkam_stats() pa, blinkam_stats() sp,
-					blinkam_stats() sl
+					blinkam_stats() sl, blinkam_stats() ti
 			  WHERE ru.name = 'batched_runs' AND pa.name = 'batch_partial'
-				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps')" >>"$csv"
+				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps'
+				AND ti.name = 'batch_wait_timeouts')" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
 }
@@ -178,7 +198,9 @@ png=$results/iot-$stamp.png
 	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
 	echo "batch waits: statement-buffer runs that holders took (and how many of them"
 	echo "only in part); the share of waits for a batch answered while spinning,"
-	echo "of all waits that spun or slept."
+	echo "of all waits that spun or slept; waits that slept to their 100 ms timeout;"
+	echo "short sleeps of waiters whose page PostgreSQL was writing out."
+	[ -n "${CHECKPOINT_EVERY:-}" ] && echo "A CHECKPOINT every ${CHECKPOINT_EVERY}s during each run."
 	echo
 	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | batch waits | top wait events |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"

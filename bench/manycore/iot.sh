@@ -11,7 +11,9 @@
 # (on the developer's machine; .dev travels with the device call):
 #   TAG=plain CLIENTS="1 16 128" CONFIGS="heap_btree heap_blink" bash .dev/iot.sh
 # Writes $TAG.csv and $TAG-summary.txt (TPS and ratios to heap_btree) to
-# $OUT (default /tmp/out).
+# $OUT (default /tmp/out).  CKPT=S issues a CHECKPOINT every S seconds
+# during each run (PostgreSQL then writes the hot pages while clients wait
+# for them).
 set -u
 D=$(pwd)/.dev
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -71,9 +73,14 @@ for c in $CLIENTS; do
 		sp=$!
 		vmstat 1 $((DUR - 1)) >$W/vmstat 2>/dev/null &
 		vp=$!
+		cp=
+		if [ -n "${CKPT:-}" ]; then
+			(while [ ! -f $W/done ]; do q -d bench -c CHECKPOINT >/dev/null 2>&1; sleep "$CKPT"; done) &
+			cp=$!
+		fi
 		res=$(cd $W && PGOPTIONS="-c client_min_messages=warning $opts" as $PGB/pgbench -d bench -n -M prepared -c "$c" -j "$j" -T "$DUR" -f $W/iot.sql 2>&1)
 		touch $W/done
-		wait $sp $vp 2>/dev/null
+		wait $sp $vp $cp 2>/dev/null
 		tps=$(awk '/^tps = / {printf "%.0f", $3; exit}' <<<"$res")
 		lat=$(awk '/^latency average/ {print $4; exit}' <<<"$res")
 		l1=$(q -d bench -c "SELECT pg_current_wal_insert_lsn()")
