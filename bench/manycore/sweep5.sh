@@ -6,7 +6,7 @@
 # pipelined, alternated twice; then heap_btree and heap_blink of the
 # working tree's build against a baseline build with a CHECKPOINT every
 # CKPT (0.5) seconds during each run (page writes of the hot leaves; see
-# src/README, "Page writes").  The baseline's sources go into .dev/old
+# src/README, "Share holders").  The baseline's sources go into .dev/old
 # first, as for sweep3.sh.  Writes the .csv files, summaries, ab.csv and
 # log.txt to $OUT.
 . $(pwd)/.dev/lib.sh

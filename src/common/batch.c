@@ -95,26 +95,34 @@
  * such timeouts are counted in batch_wait_timeouts (a holder descheduled
  * that long on an overloaded machine causes them too).
  *
- * Page writes.  One locker of a page never looks at the wait list:
+ * Share holders.  One locker of a page never looks at the wait list:
  * PostgreSQL itself, writing the page out (the checkpointer, the
  * background writer, a backend evicting it), holds the page's lock in
  * share mode around the write and lets it go in bufmgr.c.  A waiter whose
- * last try failed against that lock was left to its timeout -- every
- * waiter of a hot leaf at once, whenever a checkpoint wrote the leaf (on 2
- * cores, 64 clients, a CHECKPOINT every 0.3 s: 73 to 209 such stalls of
- * 100 ms in 20 s).  The buffer is flagged BM_IO_IN_PROGRESS for nearly all of the
- * time that lock is held (from just after the lock is taken, through the
- * WAL flush and the write, to just before it is let go), so a waiter that
- * finds the flag set right after a failed try sleeps only 1 ms, then 2, 4
- * ... up to the usual timeout while the write lasts, and tries again: the
- * write ends, the writer lets the lock go a few instructions later, and
- * the next try gets it or meets a holder that will look.  Those short
- * sleeps are counted in batch_write_waits, not as timeouts.  What remains
- * is a failed try in the few instructions between the writer's lock and
- * its flag, or between the flag's clearing and the unlock: that waiter
- * sleeps to its timeout (and is counted as a lost wake-up).  The test
- * comes right after a failed try: a waiter that spun tries once more
- * before it sleeps, since a whole write can end while it spins.
+ * last try failed against that lock was left to its timeout -- and with
+ * it, usually, every other waiter of the same hot leaf, whenever a
+ * checkpoint wrote the leaf (2 cores, 64 clients, a CHECKPOINT every
+ * 0.3 s: 73 to 209 such stalls of 100 ms in 20 s).  So a waiter about to
+ * sleep first asks whether the page is held exclusively, by trying a share
+ * lock itself (and letting it go at once).  If it gets it, the page is
+ * held in share mode or free: it sleeps 1 ms, then 2, 4 ... up to the
+ * usual timeout while that lasts, and tries again (batch_share_waits).
+ * Only if the share try fails does it sleep until woken: then a backend
+ * held the page exclusively after the waiter's push, and exclusive locks
+ * on these pages are taken by the access methods' own code only
+ * (PostgreSQL takes a page it does not own in share mode, to write or
+ * copy it), which looks at the list when it lets go -- that backend is
+ * the B of the argument above.  (A blinkheap waiter relies on announced
+ * holders instead, below; the short sleeps do it no harm.)  The share try
+ * needs no look at the list when it lets go: a waiter whose try failed
+ * against it makes the same share try, which succeeds unless an exclusive
+ * holder came in between, and that one looks.  Readers of blink leaves
+ * let go through _blink_unlock, which looks, so a waiter behind a reader
+ * is woken by it as before, or retries after its short sleep.  (Testing
+ * the buffer's I/O flag instead would miss the writer in the instants
+ * between taking the lock and flagging the write and between clearing
+ * the flag and letting go -- and the first comes right at a hand-off,
+ * when a checkpointer queued for the lock races the woken waiter.)
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
@@ -628,19 +636,25 @@ batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp)
 }
 
 /*
- * Is PostgreSQL writing the page in buf (pinned by us) out?  The writer --
- * the checkpointer, the background writer, a backend evicting a dirty page
- * -- holds the page's lock in share mode around the write, and its buffer
- * is flagged as in I/O for nearly all of that time (our pin means the page
- * is valid, so the I/O is a write, not a read).
+ * After a failed try at the exclusive lock of the page in buf (pinned by
+ * us): is the page held in share mode, or free by now?  Asked with a share
+ * lock of our own, let go at once without looking at the wait list (see
+ * "Share holders").
  */
-static inline bool
-page_being_written(Buffer buf)
+#define BATCH_SHARE_WAIT_MAX	100 /* ms: the longest of those short sleeps */
+
+static bool
+page_not_held_exclusively(Buffer buf)
 {
+	LWLock	   *lock;
+
 	if (BufferIsLocal(buf))
 		return false;
-	return (pg_atomic_read_u32(&GetBufferDescriptor(buf - 1)->state) &
-			BM_IO_IN_PROGRESS) != 0;
+	lock = BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1));
+	if (!LWLockConditionalAcquire(lock, LW_SHARED))
+		return false;
+	LWLockRelease(lock);
+	return true;
 }
 
 /*
@@ -698,7 +712,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	bool		spun = false;
 	bool		slept = false;
 	bool		timed_out = false;
-	int			write_wait = 0; /* ms of the last sleep during a page write */
+	int			share_wait = 0; /* ms of the last sleep behind a share lock */
 	char	   *dst;
 
 	Assert(n > 0);
@@ -850,39 +864,38 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 			break;
 		}
 
-		/*
-		 * Spin first, once: the holder may be about to answer.  Then look
-		 * at the slot and try the lock once more, so that the test for a
-		 * page write below comes right after a failed attempt.
-		 */
+		/* spin first, once: the holder may be about to answer */
 		if (!spun && blinkam_batch_spin > 0)
 		{
 			spun = true;
 			for (int i = 0; i < blinkam_batch_spin && !slot_answered(s); i++)
 				pg_spin_delay();
-			continue;
+			if (slot_answered(s))
+				continue;
 		}
 
 		/*
-		 * The lock we failed to get may be PostgreSQL's own, held in share
-		 * mode to write the page out: its release wakes nobody (see "Page
-		 * writes").  While the write lasts, sleep briefly, doubling up to
+		 * Sleep until woken only while the page is held exclusively: that
+		 * holder looks at the wait list when it lets go.  A share holder
+		 * may be PostgreSQL writing the page out, whose release wakes
+		 * nobody (see "Share holders"): then sleep briefly, doubling up to
 		 * the usual timeout, and try again.
 		 */
-		if (page_being_written(*bufp))
+		if (page_not_held_exclusively(*bufp))
 		{
-			write_wait = write_wait == 0 ? 1 :
-				Min(write_wait * 2, blinkam_debug_batch_wait_timeout);
-			blinkam_count(BLINKAM_COUNTER_BATCH_WRITE_WAITS, 1);
+			share_wait = share_wait == 0 ? 1 :
+				Min(share_wait * 2, Min(BATCH_SHARE_WAIT_MAX,
+										blinkam_debug_batch_wait_timeout));
+			blinkam_count(BLINKAM_COUNTER_BATCH_SHARE_WAITS, 1);
 		}
 		else
-			write_wait = 0;
+			share_wait = 0;
 		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					   write_wait > 0 ? write_wait : blinkam_debug_batch_wait_timeout,
+					   share_wait > 0 ? share_wait : blinkam_debug_batch_wait_timeout,
 					   PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		slept = true;
-		timed_out = (rc & WL_TIMEOUT) != 0 && write_wait == 0;
+		timed_out = (rc & WL_TIMEOUT) != 0 && share_wait == 0;
 		if (timed_out)
 			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
 	}

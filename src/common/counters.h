@@ -46,7 +46,7 @@
 	X(BATCHES, "batches", "WAL records of inserts (blink leaves, blinkheap pages) that also inserted waiters' tuples (a holder's further rounds count one each)") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \
 	X(BATCH_WAIT_TIMEOUTS, "batch_wait_timeouts", "waits for a batch that timed out and retried") \
-	X(BATCH_WRITE_WAITS, "batch_write_waits", "short sleeps of batch waiters that found their page being written out by PostgreSQL, whose release of the page wakes nobody") \
+	X(BATCH_SHARE_WAITS, "batch_share_waits", "short sleeps of batch waiters that found their page held in share mode (by a reader, or by PostgreSQL writing it out, whose release wakes nobody)") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(BATCHED_RUNS, "batched_runs", "published runs of several tuples (a statement buffer's, for one leaf) that a holder took, whole or in part") \
 	X(BATCH_PARTIAL, "batch_partial", "published runs of which holders took only the first part before their owner did the rest itself") \

@@ -78,6 +78,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"split_parent", BLINKAM_PAUSE_SPLIT_PARENT, false},
 	{"batch_follow", BLINKAM_PAUSE_BATCH_FOLLOW, false},
 	{"batch_forwarded", BLINKAM_PAUSE_BATCH_FORWARDED, false},
+	{"page_items_locked", BLINKAM_PAUSE_PAGE_ITEMS_LOCKED, false},
 	{NULL, 0, false}
 };
 

@@ -90,10 +90,14 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_FOLLOW, /* a waiter whose published run was
 								 * forwarded has let go of its pin on the old
 								 * page, not yet pinned the new one */
-	BLINKAM_PAUSE_BATCH_FORWARDED	/* a holder that forwarded runs to its
+	BLINKAM_PAUSE_BATCH_FORWARDED,	/* a holder that forwarded runs to its
 									 * leaf's right sibling has let its leaf
 									 * go, not yet looked at the sibling's
 									 * wait list */
+	BLINKAM_PAUSE_PAGE_ITEMS_LOCKED	/* blink_page_items holds its page in
+									 * share mode; it then lets it go without
+									 * a look at the wait list, as
+									 * PostgreSQL's own page writes do */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -22,6 +22,7 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 
+#include "common/settings.h"
 #include "index/blink.h"
 
 PG_FUNCTION_INFO_V1(blink_metap);
@@ -206,7 +207,18 @@ blink_page_items(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}
-	_blink_relbuf(rel, buf);
+	if (blinkam_debug_pause_at == BLINKAM_PAUSE_PAGE_ITEMS_LOCKED)
+	{
+		/*
+		 * tests: stand in for PostgreSQL writing the page out -- hold it in
+		 * share mode, then let it go the way bufmgr.c does, without waking
+		 * any batch waiter (batch.c, "Share holders")
+		 */
+		blinkam_debug_pause(BLINKAM_PAUSE_PAGE_ITEMS_LOCKED);
+		UnlockReleaseBuffer(buf);
+	}
+	else
+		_blink_relbuf(rel, buf);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
 }
