@@ -6,7 +6,8 @@
 # pipelined, alternated twice; then heap_btree and heap_blink of the
 # working tree's build against a baseline build with a CHECKPOINT every
 # CKPT (0.5) seconds during each run (page writes of the hot leaves; see
-# src/README, "Share holders").  The baseline's sources go into .dev/old
+# src/README, "Share holders"), and without them at 512 clients (what the
+# waiters' share try costs).  The baseline's sources go into .dev/old
 # first, as for sweep3.sh.  Writes the .csv files, summaries, ab.csv and
 # log.txt to $OUT.
 . $(pwd)/.dev/lib.sh
@@ -27,10 +28,11 @@ if [ -f /tmp/old.so ]; then
 	for b in old new; do
 		left ${CK_BY:-330} || break
 		swap $b; OUT=$O2 TAG=ck-$b CKPT=${CKPT:-0.5} PIPE=1 DUR=$DUR CLIENTS="${CKCL:-512 128}" STATS_AT="512 128" CONFIGS="heap_btree heap_blink" bash $D/iot.sh | grep -v '^\['
+		OUT=$O2 TAG=nock-$b PIPE=1 DUR=$DUR CLIENTS="${NOCKCL:-512}" STATS_AT="${NOCKCL:-512}" CONFIGS="heap_btree heap_blink" bash $D/iot.sh | grep -v '^\['
 		el "checkpoints $b"
 	done
 	swap new
 fi
-for f in $O2/ck*.csv; do [ -f "$f" ] && sed "s/^/$(basename $f .csv),/" "$f" | grep -v ',round,'; done >$OUT/ab.csv
+for f in $O2/ck*.csv $O2/nock*.csv; do [ -f "$f" ] && sed "s/^/$(basename $f .csv),/" "$f" | grep -v ',round,'; done >$OUT/ab.csv
 el done
 } 2>&1 | tee $OUT/log.txt
