@@ -105,8 +105,8 @@
  * 0.3 s: 73 to 209 such stalls of 100 ms in 20 s).  So a waiter about to
  * sleep first asks whether the page is held exclusively, by trying a share
  * lock itself (and letting it go at once).  If it gets it, the page is
- * held in share mode or free: it sleeps 1 ms, then 2, 4 ... up to the
- * usual timeout while that lasts, and tries again (batch_share_waits).
+ * held in share mode or free: it sleeps 1 ms, then 2, 4 ... up to 100 ms
+ * while that lasts, and tries again (batch_share_waits).
  * Only if the share try fails does it sleep until woken: then a backend
  * held the page exclusively after the waiter's push, and exclusive locks
  * on these pages are taken by the access methods' own code only
@@ -879,7 +879,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 * holder looks at the wait list when it lets go.  A share holder
 		 * may be PostgreSQL writing the page out, whose release wakes
 		 * nobody (see "Share holders"): then sleep briefly, doubling up to
-		 * the usual timeout, and try again.
+		 * BATCH_SHARE_WAIT_MAX (or the timeout, if shorter), and try again.
 		 */
 		if (page_not_held_exclusively(*bufp))
 		{
