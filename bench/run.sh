@@ -168,16 +168,15 @@ run_one() {
 					THEN 'runs ' || ru.value || ' (' || pa.value || ' cut) spun ' ||
 						round(100.0 * sp.value / (sp.value + sl.value)) || '% of '
 						|| sp.value + sl.value || ' timeouts ' || ti.value || ' (lost '
-						|| (SELECT value FROM blinkam_stats() WHERE name = 'batch_lost_wakeups')
-						|| ') share waits '
+						|| lo.value || ') share waits '
 						|| coalesce((SELECT value FROM blinkam_stats()
 									  WHERE name = 'batch_share_waits')::text, '-')
 					ELSE '-' END
 			   FROM blinkam_stats() ru, blinkam_stats() pa, blinkam_stats() sp,
-					blinkam_stats() sl, blinkam_stats() ti
+					blinkam_stats() sl, blinkam_stats() ti, blinkam_stats() lo
 			  WHERE ru.name = 'batched_runs' AND pa.name = 'batch_partial'
 				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps'
-				AND ti.name = 'batch_wait_timeouts')" >>"$csv"
+				AND ti.name = 'batch_wait_timeouts' AND lo.name = 'batch_lost_wakeups')" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
 }

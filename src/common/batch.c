@@ -635,14 +635,15 @@ batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp)
 	PG_END_TRY();
 }
 
+#define BATCH_SHARE_WAIT_MAX	100 /* ms: the longest sleep behind a share
+									 * holder (see "Share holders") */
+
 /*
  * After a failed try at the exclusive lock of the page in buf (pinned by
  * us): is the page held in share mode, or free by now?  Asked with a share
  * lock of our own, let go at once without looking at the wait list (see
  * "Share holders").
  */
-#define BATCH_SHARE_WAIT_MAX	100 /* ms: the longest of those short sleeps */
-
 static bool
 page_not_held_exclusively(Buffer buf)
 {
