@@ -199,7 +199,18 @@ INSERT INTO u VALUES (NULL, 'n1'), (NULL, 'n2');	-- NULLs are distinct
 SELECT blinkam_reset_stats();
 INSERT INTO u VALUES (3001, 'x');
 SELECT value FROM blinkam_stats() WHERE name = 'unique_checks';
-SELECT value FROM blinkam_stats() WHERE name = 'descents';	-- one descent per insert
+-- one way down per insert: a descent, or (this backend has just inserted
+-- into that leaf) a leaf hint
+SELECT name, value FROM blinkam_stats() WHERE name IN ('descents', 'leaf_hints')
+ ORDER BY name;
+-- the leaf a hint gave counts in the index's block statistics all the same
+SELECT pg_stat_force_next_flush();
+SELECT idx_blks_hit + idx_blks_read AS u_k_blocks
+  FROM pg_statio_all_indexes WHERE indexrelid = 'u_k'::regclass \gset
+INSERT INTO u VALUES (3002, 'y');
+SELECT pg_stat_force_next_flush();
+SELECT idx_blks_hit + idx_blks_read - :u_k_blocks AS blocks_read
+  FROM pg_statio_all_indexes WHERE indexrelid = 'u_k'::regclass;
 -- deleted and updated rows free their key
 DELETE FROM u WHERE k = 10;
 INSERT INTO u VALUES (10, 'reused');

@@ -91,6 +91,11 @@ DO $$ BEGIN INSERT INTO u VALUES (:k, :client_id); EXCEPTION WHEN unique_violati
 ) });
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT k) FROM u'), 't',
 	'no key of the unique index twice');
+# (most of those inserts found their leaf by a leaf hint, not a descent)
+my $hints = $node->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'leaf_hints'");
+note("leaf_hints $hints");
+ok($hints > 0, 'inserts went straight to leaves they had inserted into (leaf hints)');
 
 # Half the clients do not batch (blinkam.batch_inserts = off): they serve
 # no waiter, but every release of theirs hands the waiters back awake, so

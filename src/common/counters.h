@@ -24,6 +24,7 @@
 	X(DESCENTS, "descents", "root-to-leaf descents of blink indexes") \
 	X(INSERTS, "inserts", "index tuples inserted into blink indexes") \
 	X(UNIQUE_CHECKS, "unique_checks", "inserts into unique blink indexes that checked for duplicates") \
+	X(LEAF_HINTS, "leaf_hints", "blink inserts that went straight to a leaf their backend had inserted into before (a leaf hint), without a descent from the root") \
 	X(SPLITS, "splits", "blink page splits, at every level") \
 	X(ENTRIES_MARKED_DEAD, "entries_marked_dead", "blink entries that scans marked dead (LP_DEAD) after the table found their rows dead to everyone") \
 	X(ENTRIES_DELETED, "entries_deleted", "blink entries of dead rows removed from full leaves before a split (not by VACUUM)") \

@@ -79,6 +79,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_follow", BLINKAM_PAUSE_BATCH_FOLLOW, false},
 	{"batch_forwarded", BLINKAM_PAUSE_BATCH_FORWARDED, false},
 	{"page_items_locked", BLINKAM_PAUSE_PAGE_ITEMS_LOCKED, false},
+	{"hint_pinned", BLINKAM_PAUSE_HINT_PINNED, false},
 	{NULL, 0, false}
 };
 

@@ -114,11 +114,40 @@ typedef struct BlinkMetaPageData
 	((BlinkMetaPageData *) PageGetContents(page))
 
 /* What a backend caches about an index in rd_amcache (blinkpage.c). */
+/*
+ * A leaf hint (blinksearch.c, "Leaf hints" in src/README): a leaf this
+ * backend inserted into lately, with an item seen on it and its high key
+ * at that time, copied whole when they fit BLINK_HINT_TUPLE bytes.
+ */
+#define BLINK_LEAF_HINTS		16
+#define BLINK_HINT_TUPLE		64
+
+typedef union BlinkHintTuple
+{
+	char		data[BLINK_HINT_TUPLE];
+	double		force_align;	/* MAXALIGN for the IndexTuple in data */
+} BlinkHintTuple;
+
+typedef struct BlinkLeafHint
+{
+	BlockNumber blkno;
+	Buffer		recent;			/* the buffer that held it when last seen */
+	uint32		used;			/* clock of the last use, for eviction */
+	bool		has_hi;			/* false: it was the rightmost leaf */
+	BlinkHintTuple lo;			/* an item seen on it */
+	BlinkHintTuple hi;			/* its high key then */
+} BlinkLeafHint;
+
 typedef struct BlinkRelCache
 {
 	bool		meta_valid;		/* meta holds a copy of the metapage */
 	BlinkMetaPageData meta;
 	int8		dedup;			/* _blink_dedup_enabled: -1 not known yet */
+	/* leaf hints, in the order of their lo items */
+	int			nhints;
+	int			hint_last;		/* the hint the last lookup used, or -1 */
+	uint32		hint_clock;
+	BlinkLeafHint hints[BLINK_LEAF_HINTS];
 } BlinkRelCache;
 
 /* ---------------------------------------------------------------------
@@ -447,6 +476,8 @@ extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
 							   int access);
 extern BlinkStack _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp,
 								int access, uint32 target_level);
+extern Buffer _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock);
+extern void _blink_hint_remember(Relation rel, Buffer buf);
 extern BlinkStack _blink_search_ext(Relation rel, BlinkScanInsert key,
 									Buffer *bufp, int access,
 									uint32 target_level, bool *nolock);

@@ -241,8 +241,11 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			bool		batch = blinkam_batch_inserts &&
 				checkUnique == UNIQUE_CHECK_YES;
 
-			stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-									  batch ? &busy : NULL);
+			stack = NULL;
+			buf = _blink_hint_leaf(rel, key, batch ? &busy : NULL);
+			if (!BufferIsValid(buf))
+				stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
+										  batch ? &busy : NULL);
 			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
 
 			/*
@@ -259,6 +262,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			}
 		}
 
+		_blink_hint_remember(rel, buf);
 		for (;;)
 		{
 			TransactionId xwait;
@@ -329,8 +333,11 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 * If the leaf is busy, publish the tuple for the backend holding it
 		 * (batch.c); if that one inserts it, we are done without the lock.
 		 */
-		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-								  blinkam_batch_inserts ? &busy : NULL);
+		stack = NULL;
+		buf = _blink_hint_leaf(rel, key, blinkam_batch_inserts ? &busy : NULL);
+		if (!BufferIsValid(buf))
+			stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
+									  blinkam_batch_inserts ? &busy : NULL);
 		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
@@ -339,6 +346,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			return true;
 		}
 	}
+	_blink_hint_remember(rel, buf);
 
 	(void) _blink_insert_leaf(rel, key, buf, itup, stack, NULL, false,
 							  indexUnchanged);
@@ -1597,10 +1605,25 @@ _blink_getstackbuf(Relation rel, BlinkStack stack, BlinkSplitInfo *info,
 	{
 		uint32		rootlevel;
 
+		BlinkScanInsert key;
+
 		(void) _blink_getroot(rel, &rootlevel, true);
 		if (rootlevel < plevel)
 			return InvalidBuffer;
-		buf = _blink_get_endpoint(rel, plevel, false, BUFFER_LOCK_EXCLUSIVE);
+
+		/*
+		 * No path (the insert went straight to its leaf by a hint, or the
+		 * page was the root when the path was taken): descend to the
+		 * parent level with the separator.  It lies in L's range, and a
+		 * parent's range holds its children's whole ranges, so the page
+		 * the descent ends on is the one that holds, or would hold, L's
+		 * downlink (the loop below moves right if that page split since).
+		 */
+		key = _blink_mkscankey(rel, info->sep);
+		key->nextkey = false;
+		_blink_free_stack(_blink_search(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE,
+										plevel));
+		pfree(key);
 	}
 	else
 		buf = _blink_getbuf(rel, stack->blkno, BUFFER_LOCK_EXCLUSIVE);

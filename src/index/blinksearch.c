@@ -20,9 +20,12 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "utils/rel.h"
 
 #include "common/counters.h"
+#include "common/settings.h"
 #include "index/blink.h"
 
 /*
@@ -66,7 +69,19 @@ _blink_binsrch(Relation rel, BlinkScanInsert key, Page page)
 	/*
 	 * Invariant: items before low compare key > item (key >= item with
 	 * nextkey); items at high and after compare key <= item (key < item).
+	 *
+	 * Look at the last sorted item first: growing keys (time stamps,
+	 * sequences, the newest entries of one sensor) go after it, and then
+	 * one comparison answers instead of a whole search.  Otherwise the
+	 * search goes on below that item, one comparison later.
 	 */
+	if (low < high)
+	{
+		if (_blink_compare(rel, key, page, OffsetNumberPrev(high)) > goal)
+			low = high;
+		else
+			high = OffsetNumberPrev(high);
+	}
 	while (low < high)
 	{
 		OffsetNumber mid = low + (high - low) / 2;
@@ -160,6 +175,202 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
 	}
 	_blink_checkpage(rel, buf);
 	return buf;
+}
+
+/* ---------------------------------------------------------------------
+ * Leaf hints
+ *
+ * An insert that finds a hint for its key goes straight to that leaf
+ * instead of descending from the root.  Why that lands where a descent
+ * would (src/README, "Leaf hints"): a hint's lo item was on the leaf when
+ * it was remembered, so the leaf's range started at or below lo; a leaf's
+ * low bound never rises (a split moves the high bound down and keeps the
+ * low one, there is no page deletion, and a page never changes level),
+ * so a key above lo is still at or above the leaf's low bound.  Under the
+ * leaf's lock, moving right while the key is beyond the high key -- what
+ * a descent does at the end too -- finds the leaf that covers the key.
+ * The hint's copy of the high key only chooses the hint; it may be stale.
+ *
+ * The hints live in rd_amcache, so a new relfilenode (TRUNCATE, REINDEX,
+ * a rewrite) or any other relcache reload drops them with the rest.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * The leaf that a hint says covers key, pinned and locked exclusively
+ * and moved right as needed; InvalidBuffer when no hint covers key (the
+ * caller descends).  With nolock (as for _blink_search_ext), a leaf that
+ * another backend holds is returned pinned only, not moved right from,
+ * with *nolock set: key is at or above its low bound all the same, which
+ * is what a descent that stops at a busy leaf knows of it.
+ */
+Buffer
+_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock)
+{
+	BlinkRelCache *cache = _blink_relcache(rel);
+	BlinkLeafHint *hint;
+	int			lo = 0;
+	int			hi = cache->nhints;
+	Buffer		buf;
+
+	cache->hint_last = -1;
+
+	/* the last hint whose lo item the key is above */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (_blink_compare_key_tuple(rel, key,
+									 (IndexTuple) cache->hints[mid].lo.data) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return InvalidBuffer;
+	hint = &cache->hints[lo - 1];
+	if (hint->has_hi)
+	{
+		int32		cmp = _blink_compare_key_tuple(rel, key,
+												   (IndexTuple) hint->hi.data);
+
+		if (cmp > 0 || (cmp == 0 && key->nextkey))
+			return InvalidBuffer;
+	}
+
+	if (BufferIsValid(hint->recent) &&
+		ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, hint->blkno, hint->recent))
+	{
+		/* counted as ReadBuffer counts a hit, for pg_statio_*_indexes */
+		pgstat_count_buffer_read(rel);
+		pgstat_count_buffer_hit(rel);
+		buf = hint->recent;
+	}
+	else
+		buf = ReadBuffer(rel, hint->blkno);
+	hint->recent = buf;
+	hint->used = ++cache->hint_clock;
+	cache->hint_last = lo - 1;
+
+	/* a relcache reload may free the cache from here on: no more use */
+	blinkam_debug_pause(BLINKAM_PAUSE_HINT_PINNED);
+	if (nolock != NULL)
+	{
+		if (!ConditionalLockBuffer(buf))
+		{
+			*nolock = true;
+			blinkam_count(BLINKAM_COUNTER_LEAF_HINTS, 1);
+			return buf;
+		}
+		_blink_checkpage(rel, buf);
+	}
+	else
+		_blink_lockbuf(rel, buf, BUFFER_LOCK_EXCLUSIVE);
+
+	if (!BlinkPageIsLeaf(BlinkPageGetOpaque(BufferGetPage(buf))))
+	{
+		/* cannot happen (see above); descend rather than trust it */
+		Assert(false);
+		_blink_relbuf(rel, buf);
+		_blink_relcache(rel)->nhints = 0;
+		return InvalidBuffer;
+	}
+	blinkam_count(BLINKAM_COUNTER_LEAF_HINTS, 1);
+	return _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+}
+
+/*
+ * Remember the leaf in buf (pinned and locked, in any mode) as a hint:
+ * its first sorted item as lo and its high key.  Not kept: leaves with no
+ * sorted item, or whose items are too large to copy.  Cheap when the leaf
+ * is the one the last lookup's hint gave.
+ */
+void
+_blink_hint_remember(Relation rel, Buffer buf)
+{
+	BlinkRelCache *cache = _blink_relcache(rel);
+	Page		page = BufferGetPage(buf);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	IndexTuple	lo;
+	IndexTuple	hi = NULL;
+	BlinkLeafHint *hint;
+	int			n;
+	int			pos;
+
+	if (cache->hint_last >= 0 && cache->hint_last < cache->nhints &&
+		cache->hints[cache->hint_last].blkno == blkno)
+	{
+		cache->hints[cache->hint_last].recent = buf;
+		return;
+	}
+	if (opaque->blink_nsorted == 0)
+		return;
+	lo = (IndexTuple) PageGetItem(page,
+								  PageGetItemId(page, BlinkPageFirstDataKey(opaque)));
+	if (IndexTupleSize(lo) > BLINK_HINT_TUPLE)
+		return;
+	if (!BlinkPageIsRightmost(opaque))
+	{
+		hi = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+		if (IndexTupleSize(hi) > BLINK_HINT_TUPLE)
+			return;
+	}
+
+	/*
+	 * Drop the hints this one makes useless: the leaf's own, and those
+	 * whose lo lies in the leaf's range now (items that were seen on a
+	 * page left of it before it split off).
+	 */
+	n = 0;
+	for (int i = 0; i < cache->nhints; i++)
+	{
+		IndexTuple	other = (IndexTuple) cache->hints[i].lo.data;
+
+		if (cache->hints[i].blkno == blkno ||
+			(_blink_compare_tuples(rel, other, lo) >= 0 &&
+			 (hi == NULL || _blink_compare_tuples(rel, other, hi) < 0)))
+			continue;
+		if (n != i)
+			cache->hints[n] = cache->hints[i];
+		n++;
+	}
+	cache->nhints = n;
+
+	/* full: forget the least recently used */
+	if (n == BLINK_LEAF_HINTS)
+	{
+		int			victim = 0;
+
+		for (int i = 1; i < n; i++)
+		{
+			if (cache->hints[i].used < cache->hints[victim].used)
+				victim = i;
+		}
+		memmove(&cache->hints[victim], &cache->hints[victim + 1],
+				(n - victim - 1) * sizeof(BlinkLeafHint));
+		n--;
+	}
+
+	/* insert in lo order */
+	for (pos = n; pos > 0; pos--)
+	{
+		if (_blink_compare_tuples(rel, (IndexTuple) cache->hints[pos - 1].lo.data,
+								  lo) < 0)
+			break;
+	}
+	memmove(&cache->hints[pos + 1], &cache->hints[pos],
+			(n - pos) * sizeof(BlinkLeafHint));
+	hint = &cache->hints[pos];
+	hint->blkno = blkno;
+	hint->recent = buf;
+	hint->used = ++cache->hint_clock;
+	memcpy(hint->lo.data, lo, IndexTupleSize(lo));
+	hint->has_hi = hi != NULL;
+	if (hi)
+		memcpy(hint->hi.data, hi, IndexTupleSize(hi));
+	cache->nhints = n + 1;
+	cache->hint_last = pos;
 }
 
 /*

@@ -342,6 +342,34 @@ _blink_mkscankey(Relation rel, IndexTuple itup)
 }
 
 /*
+ * Call the comparison support function f on (a, b), the way nbtree's
+ * support function 1 is called, but without the function-call interface
+ * for the few built-in comparators of fixed-width integer-like types:
+ * they only compare the two values, and every search, unique check and
+ * sort of the tail calls one several times per item.  The answer's sign
+ * is the same as the function's (all callers use only the sign).
+ */
+static inline int32
+_blink_call_cmp(FmgrInfo *f, Oid collation, Datum a, Datum b)
+{
+	PGFunction	fn = f->fn_addr;
+
+	if (fn == btint4cmp || fn == date_cmp)
+		return (DatumGetInt32(a) > DatumGetInt32(b)) -
+			(DatumGetInt32(a) < DatumGetInt32(b));
+	if (fn == btint8cmp || fn == timestamp_cmp)
+		return (DatumGetInt64(a) > DatumGetInt64(b)) -
+			(DatumGetInt64(a) < DatumGetInt64(b));
+	if (fn == btint2cmp)
+		return (DatumGetInt16(a) > DatumGetInt16(b)) -
+			(DatumGetInt16(a) < DatumGetInt16(b));
+	if (fn == btoidcmp)
+		return (DatumGetObjectId(a) > DatumGetObjectId(b)) -
+			(DatumGetObjectId(a) < DatumGetObjectId(b));
+	return DatumGetInt32(FunctionCall2Coll(f, collation, a, b));
+}
+
+/*
  * Compare one attribute: the key's value (argument) against the item's
  * (datum), in index order.  Returns <0, 0, >0 as key <, =, > item.
  */
@@ -361,8 +389,8 @@ _blink_compare_attr(ScanKey sk, Datum datum, bool isnull)
 		return (sk->sk_flags & SK_BT_NULLS_FIRST) ? 1 : -1;
 
 	/* The proc compares item to key; we want key to item. */
-	result = DatumGetInt32(FunctionCall2Coll(&sk->sk_func, sk->sk_collation,
-											 datum, sk->sk_argument));
+	result = _blink_call_cmp(&sk->sk_func, sk->sk_collation,
+							 datum, sk->sk_argument);
 	if (!(sk->sk_flags & SK_BT_DESC))
 		INVERT_COMPARE_RESULT(result);
 	return result;
@@ -424,9 +452,8 @@ _blink_compare_keys(Relation rel, IndexTuple a, IndexTuple b)
 				result = -result;
 			return result;
 		}
-		result = DatumGetInt32(FunctionCall2Coll(procinfo,
-												 rel->rd_indcollation[i],
-												 adatum, bdatum));
+		result = _blink_call_cmp(procinfo, rel->rd_indcollation[i],
+								 adatum, bdatum);
 		if (option & INDOPTION_DESC)
 			INVERT_COMPARE_RESULT(result);
 		if (result != 0)
