@@ -98,8 +98,11 @@ typedef enum BlinkamPausePoint
 										 * share mode; it then lets it go
 										 * without a look at the wait list, as
 										 * PostgreSQL's own page writes do */
-	BLINKAM_PAUSE_HINT_PINNED	/* an insert has chosen its leaf by a leaf
+	BLINKAM_PAUSE_HINT_PINNED,	/* an insert has chosen its leaf by a leaf
 								 * hint and pinned it, not yet locked it */
+	BLINKAM_PAUSE_HINT_MOVE_RIGHT	/* an insert that came by a leaf hint has
+									 * let go of a leaf its key is beyond,
+									 * not yet pinned the right sibling */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

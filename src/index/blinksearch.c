@@ -196,6 +196,9 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
  * ---------------------------------------------------------------------
  */
 
+static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
+							  IndexTuple lo, IndexTuple hi);
+
 /*
  * The leaf that a hint says covers key, pinned and locked exclusively
  * and moved right as needed; InvalidBuffer when no hint covers key (the
@@ -276,51 +279,66 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock)
 		return InvalidBuffer;
 	}
 	blinkam_count(BLINKAM_COUNTER_LEAF_HINTS, 1);
-	return _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+	if (nolock == NULL)
+		return _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
+
+	/*
+	 * With batching, move right as a descent would reach the leaf: let the
+	 * page go, then take the right sibling only if it is free, else return
+	 * it pinned for the caller to publish there.  (A hint left behind by a
+	 * split of the hot right-most leaf must not queue every inserter on
+	 * that leaf's lock.)  Not coupled, and need not be: key is above this
+	 * page's high key, which is the sibling's low bound, and bounds never
+	 * rise; if the sibling splits meanwhile, the loop goes on from it.
+	 * The sibling is remembered with that high key as its lo item, so
+	 * the next insert starts there even if this one only publishes.
+	 */
+	while (_blink_should_move_right(rel, key, BufferGetPage(buf)))
+	{
+		Page		page = BufferGetPage(buf);
+		BlockNumber next = BlinkPageGetOpaque(page)->blink_next;
+		IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+		BlinkHintTuple low;
+		bool		keep = IndexTupleSize(hikey) <= BLINK_HINT_TUPLE;
+
+		if (keep)
+			memcpy(low.data, hikey, IndexTupleSize(hikey));
+		_blink_relbuf(rel, buf);
+		blinkam_debug_pause(BLINKAM_PAUSE_HINT_MOVE_RIGHT);
+		buf = _blink_get_target(rel, InvalidBuffer, next, BUFFER_LOCK_EXCLUSIVE,
+								nolock);
+		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		if (keep)
+			_blink_hint_store(rel, next, buf, (IndexTuple) low.data, NULL);
+		if (*nolock)
+			return buf;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return buf;
 }
 
 /*
- * Remember the leaf in buf (pinned and locked, in any mode) as a hint:
- * its first sorted item as lo and its high key.  Not kept: leaves with no
- * sorted item, or whose items are too large to copy.  Cheap when the leaf
- * is the one the last lookup's hint gave.
+ * Keep (blkno, recent, lo, hi) as a hint: lo is a tuple known to be at or
+ * above the leaf's low bound, hi its high key (NULL: not known, or it is
+ * the rightmost leaf), each at most BLINK_HINT_TUPLE bytes.
  */
-void
-_blink_hint_remember(Relation rel, Buffer buf)
+static void
+_blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
+				  IndexTuple lo, IndexTuple hi)
 {
 	BlinkRelCache *cache = _blink_relcache(rel);
-	Page		page = BufferGetPage(buf);
-	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
-	BlockNumber blkno = BufferGetBlockNumber(buf);
-	IndexTuple	lo;
-	IndexTuple	hi = NULL;
 	BlinkLeafHint *hint;
 	int			n;
 	int			pos;
 
-	if (cache->hint_last >= 0 && cache->hint_last < cache->nhints &&
-		cache->hints[cache->hint_last].blkno == blkno)
-	{
-		cache->hints[cache->hint_last].recent = buf;
-		return;
-	}
-	if (opaque->blink_nsorted == 0)
-		return;
-	lo = (IndexTuple) PageGetItem(page,
-								  PageGetItemId(page, BlinkPageFirstDataKey(opaque)));
-	if (IndexTupleSize(lo) > BLINK_HINT_TUPLE)
-		return;
-	if (!BlinkPageIsRightmost(opaque))
-	{
-		hi = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
-		if (IndexTupleSize(hi) > BLINK_HINT_TUPLE)
-			return;
-	}
+	Assert(IndexTupleSize(lo) <= BLINK_HINT_TUPLE);
+	Assert(hi == NULL || IndexTupleSize(hi) <= BLINK_HINT_TUPLE);
 
 	/*
-	 * Drop the hints this one makes useless: the leaf's own, and those
-	 * whose lo lies in the leaf's range now (items that were seen on a
-	 * page left of it before it split off).
+	 * Drop the hints this one makes useless: the leaf's own, and, when its
+	 * high key is known, those whose lo lies in the leaf's range now
+	 * (items that were seen on a page left of it before it split off).
+	 * Others may be stale too; a stale hint costs a move right.
 	 */
 	n = 0;
 	for (int i = 0; i < cache->nhints; i++)
@@ -328,14 +346,13 @@ _blink_hint_remember(Relation rel, Buffer buf)
 		IndexTuple	other = (IndexTuple) cache->hints[i].lo.data;
 
 		if (cache->hints[i].blkno == blkno ||
-			(_blink_compare_tuples(rel, other, lo) >= 0 &&
-			 (hi == NULL || _blink_compare_tuples(rel, other, hi) < 0)))
+			(hi != NULL && _blink_compare_tuples(rel, other, lo) >= 0 &&
+			 _blink_compare_tuples(rel, other, hi) < 0))
 			continue;
 		if (n != i)
 			cache->hints[n] = cache->hints[i];
 		n++;
 	}
-	cache->nhints = n;
 
 	/* full: forget the least recently used */
 	if (n == BLINK_LEAF_HINTS)
@@ -363,7 +380,7 @@ _blink_hint_remember(Relation rel, Buffer buf)
 			(n - pos) * sizeof(BlinkLeafHint));
 	hint = &cache->hints[pos];
 	hint->blkno = blkno;
-	hint->recent = buf;
+	hint->recent = recent;
 	hint->used = ++cache->hint_clock;
 	memcpy(hint->lo.data, lo, IndexTupleSize(lo));
 	hint->has_hi = hi != NULL;
@@ -371,6 +388,44 @@ _blink_hint_remember(Relation rel, Buffer buf)
 		memcpy(hint->hi.data, hi, IndexTupleSize(hi));
 	cache->nhints = n + 1;
 	cache->hint_last = pos;
+}
+
+/*
+ * Remember the leaf in buf (pinned and locked, in any mode) as a hint:
+ * its first sorted item as lo and its high key.  Not kept: leaves with no
+ * sorted item, or whose items are too large to copy.  Cheap when the leaf
+ * is the one the last lookup's hint gave.
+ */
+void
+_blink_hint_remember(Relation rel, Buffer buf)
+{
+	BlinkRelCache *cache = _blink_relcache(rel);
+	Page		page = BufferGetPage(buf);
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	IndexTuple	lo;
+	IndexTuple	hi = NULL;
+
+	if (cache->hint_last >= 0 && cache->hint_last < cache->nhints &&
+		cache->hints[cache->hint_last].blkno == blkno &&
+		cache->hints[cache->hint_last].has_hi != BlinkPageIsRightmost(opaque))
+	{
+		cache->hints[cache->hint_last].recent = buf;
+		return;
+	}
+	if (opaque->blink_nsorted == 0)
+		return;
+	lo = (IndexTuple) PageGetItem(page,
+								  PageGetItemId(page, BlinkPageFirstDataKey(opaque)));
+	if (IndexTupleSize(lo) > BLINK_HINT_TUPLE)
+		return;
+	if (!BlinkPageIsRightmost(opaque))
+	{
+		hi = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+		if (IndexTupleSize(hi) > BLINK_HINT_TUPLE)
+			return;
+	}
+	_blink_hint_store(rel, blkno, buf, lo, hi);
 }
 
 /*
