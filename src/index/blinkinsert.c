@@ -179,6 +179,21 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 }
 
 /*
+ * The leaf for an aminsert's key, locked exclusively (or, with nolock,
+ * pinned only if busy: see _blink_search_ext): by a leaf hint if one
+ * covers the key -- then there is no path, NULL is returned -- else by a
+ * descent, whose path is returned.
+ */
+static BlinkStack
+_blink_find_leaf(Relation rel, BlinkScanInsert key, Buffer *bufp, bool *nolock)
+{
+	*bufp = _blink_hint_leaf(rel, key, nolock);
+	if (BufferIsValid(*bufp))
+		return NULL;
+	return _blink_search_ext(rel, key, bufp, BUFFER_LOCK_EXCLUSIVE, 0, nolock);
+}
+
+/*
  * blinkinsert() -- aminsert: insert one index tuple.
  *
  * Returns false only for UNIQUE_CHECK_PARTIAL when a possibly conflicting
@@ -241,11 +256,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			bool		batch = blinkam_batch_inserts &&
 				checkUnique == UNIQUE_CHECK_YES;
 
-			stack = NULL;
-			buf = _blink_hint_leaf(rel, key, batch ? &busy : NULL);
-			if (!BufferIsValid(buf))
-				stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-										  batch ? &busy : NULL);
+			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL);
 			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
 
 			/*
@@ -333,11 +344,8 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 * If the leaf is busy, publish the tuple for the backend holding it
 		 * (batch.c); if that one inserts it, we are done without the lock.
 		 */
-		stack = NULL;
-		buf = _blink_hint_leaf(rel, key, blinkam_batch_inserts ? &busy : NULL);
-		if (!BufferIsValid(buf))
-			stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-									  blinkam_batch_inserts ? &busy : NULL);
+		stack = _blink_find_leaf(rel, key, &buf,
+								 blinkam_batch_inserts ? &busy : NULL);
 		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
@@ -1604,20 +1612,23 @@ _blink_getstackbuf(Relation rel, BlinkStack stack, BlinkSplitInfo *info,
 	if (stack == NULL)
 	{
 		uint32		rootlevel;
-
 		BlinkScanInsert key;
 
+		/*
+		 * No parent level yet: the root split that made L is itself
+		 * unfinished, and L has no downlink to find.
+		 */
 		(void) _blink_getroot(rel, &rootlevel, true);
 		if (rootlevel < plevel)
 			return InvalidBuffer;
 
 		/*
-		 * No path (the insert went straight to its leaf by a hint, or the
-		 * page was the root when the path was taken): descend to the
-		 * parent level with the separator.  It lies in L's range, and a
-		 * parent's range holds its children's whole ranges, so the page
-		 * the descent ends on is the one that holds, or would hold, L's
-		 * downlink (the loop below moves right if that page split since).
+		 * No path (the insert went straight to its leaf by a hint, the
+		 * page was the root when the path was taken, or an abandoned split
+		 * is being finished): descend to the parent level with the
+		 * separator.  It lies in L's range, and a parent's range holds its
+		 * children's whole ranges, so the page the descent ends on is the
+		 * one that holds, or would hold, L's downlink.
 		 */
 		key = _blink_mkscankey(rel, info->sep);
 		key->nextkey = false;
@@ -1806,8 +1817,6 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 	Page		page = BufferGetPage(buf);
 	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
 	BlinkSplitInfo info;
-	BlinkStack	stack = NULL;
-	uint32		rootlevel;
 
 	Assert(BlinkPageIsIncompleteSplit(opaque));
 
@@ -1826,32 +1835,8 @@ _blink_finish_or_wait(Relation rel, Buffer buf)
 								 PageGetItem(page, PageGetItemId(page, BLINK_HIKEY)));
 	_blink_relbuf(rel, buf);
 
-	(void) _blink_getroot(rel, &rootlevel, true);
-	if (!info.was_root && rootlevel > info.level)
-	{
-		/*
-		 * A path to the parent level, found with the separator's key.  (If
-		 * there is no parent level yet, the root split that created this
-		 * page is itself unfinished: the ascent, starting with no path,
-		 * finishes that one first.)
-		 */
-		BlinkScanInsert key = _blink_mkscankey(rel, info.sep);
-		Buffer		pbuf;
-		BlinkStack	entry;
-
-		stack = _blink_search(rel, key, &pbuf, BUFFER_LOCK_SHARE, info.level + 1);
-		entry = palloc(sizeof(BlinkStackData));
-		entry->blkno = BufferGetBlockNumber(pbuf);
-		entry->version = BlinkPageGetOpaque(BufferGetPage(pbuf))->blink_version;
-		entry->offnum = InvalidOffsetNumber;
-		entry->parent = stack;
-		stack = entry;
-		_blink_relbuf(rel, pbuf);
-		pfree(key);
-	}
-
+	/* no path: the ascent finds the parent with the separator */
 	blinkam_count(BLINKAM_COUNTER_INCOMPLETE_SPLITS_FINISHED, 1);
-	_blink_insert_parent(rel, &info, stack);
-	_blink_free_stack(stack);
+	_blink_insert_parent(rel, &info, NULL);
 	return true;
 }
