@@ -19,6 +19,8 @@
 #      that fails there hands that round back;
 #   12. a share holder that lets the leaf go without waking anyone (as
 #      PostgreSQL's page writes do): its waiter retries, not woken;
+#   13. a waiter that sleeps to its timeout while another, woken to take
+#      the leaf, has not tried it yet: not counted as a missed wake-up;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -761,6 +763,45 @@ is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h12'), '11', 'rows');
 is(entries('h12_k', '(11)'), '1', 'its entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h12_k', true)"), '', 'blink_check');
+
+# --- 13. a waiter that sleeps to its timeout and finds the leaf free
+#         while another waiter of the leaf has been woken to take it, but
+#         has not tried yet (held at batch_woken, key 132, as a backend
+#         the scheduler puts aside there would be): not a missed wake-up
+#         -- the woken one still comes to the leaf.  batch_lost_wakeups
+#         must tell the two apart.  The holder does not batch, so its
+#         release wakes the first waiter of the leaf, v: the list is a
+#         stack and v published last.
+$node->safe_psql('postgres', q(
+CREATE TABLE h13 (k bigint);
+CREATE INDEX h13_k ON h13 USING blink (k);
+INSERT INTO h13 SELECT generate_series(1, 10);
+SELECT blinkam_reset_stats();
+));
+my $k132 = hold_key(132);
+$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;",
+	'h13', '11');
+$b = bg("SET blinkam.debug_batch_wait_timeout = '200ms'; INSERT INTO h13 VALUES (12) /* w13 */");
+$node->poll_query_until('postgres',
+	"SELECT value >= 1 FROM blinkam_stats() WHERE name = 'batch_wait_timeouts'")
+  or die 'w13 does not sleep to its timeout';
+$c = bg("SET blinkam.debug_pause_at = batch_woken; SET blinkam.debug_pause_key = 132; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h13 VALUES (13) /* v13 */");
+waiting('/* v13 */');
+paused('/* v13 */');
+$b->[0]->finish;
+is(${ $a->[2] } . ${ $b->[2] }, '', '13: the holder and the waiter that timed out succeeded');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
+	  WHERE wait_event = 'advisory' AND query LIKE '%/* v13 */%'"),
+	'1', '13: while the woken waiter had not tried the leaf yet');
+is(counter('batch_lost_wakeups'), '0', '13: no missed wake-up counted');
+release_key($k132);
+$c->[0]->finish;
+is(${ $c->[2] }, '', '13: the woken waiter succeeded');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h13 WHERE k > 10'),
+	'11 12 13', '13: rows');
+is(entries('h13_k', '(12)') . entries('h13_k', '(13)'), '11', '13: each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h13_k', true)"), '', '13: blink_check');
 
 $node->stop;
 done_testing();

@@ -82,15 +82,19 @@
  * visible first), followed by a full barrier, and the latch is set after
  * that; SetLatch and the waiter's ResetLatch are barriers, so a woken
  * waiter reads the final state.  Every purposeful wake-up of a pending
- * waiter also sets its slot's "woken" flag; a waiter that finds the page
- * free after sleeping to its timeout, with neither its own flag nor that
- * of another waiter of the page set (that one would take the page and
- * serve it), was missed: counted in batch_lost_wakeups (a stray latch --
- * a holder's SetLatch for an earlier wait, answered while the waiter
- * spun -- ends a sleep early without meaning anything; tests require 0;
- * the check can misjudge only a
- * wake-up that lands in the few instructions between a woken waiter's
- * flag being cleared and its lock attempt).  As a last resort a waiter
+ * waiter also adds one to its slot's "wakes", and the owner, after each
+ * lock attempt, records in "wakes_tried" the count it read before that
+ * attempt.  A waiter that finds the page free after sleeping to its
+ * timeout, with no wake-up outstanding (wakes above wakes_tried) for it
+ * or for another waiter of the page (that one will still try the page,
+ * and serve it), was missed: counted in batch_lost_wakeups (a stray latch
+ * -- a holder's SetLatch for an earlier wait, answered while the waiter
+ * spun -- ends a sleep early without meaning anything; tests require 0).
+ * A woken waiter put aside by the scheduler between its wake-up and its
+ * attempt keeps its wake-up outstanding all that while (t/009, case 13:
+ * a single flag, cleared before the attempt, counted such a waiter's
+ * sibling as missed).  The check can still misjudge a releaser put aside
+ * between its unlock and its look at the list.  As a last resort a waiter
  * also wakes every blinkam.debug_batch_wait_timeout (100 ms) to retry;
  * such timeouts are counted in batch_wait_timeouts (a holder descheduled
  * that long on an overloaded machine causes them too).
@@ -248,9 +252,10 @@ typedef struct BlinkBatchSlot
 {
 	pg_atomic_uint32 state;
 	pg_atomic_uint32 linked;	/* 1 while in a wait list */
-	pg_atomic_uint32 woken;		/* woken on purpose (to take the page, or
-								 * to look again); cleared by the owner's
-								 * next lock attempt */
+	pg_atomic_uint32 wakes;		/* wake-ups sent on purpose (to take the
+								 * page, or to look again), counted */
+	pg_atomic_uint32 wakes_tried;	/* the owner's lock attempts have
+									 * answered wakes up to this count */
 	uint32		next;			/* next slot + 1 in its list, 0 at the end */
 	RelFileNode node;
 	BlockNumber blkno;
@@ -310,7 +315,8 @@ batch_shmem_init(void)
 		{
 			pg_atomic_init_u32(&Batch->slots[i].state, SLOT_FREE);
 			pg_atomic_init_u32(&Batch->slots[i].linked, 0);
-			pg_atomic_init_u32(&Batch->slots[i].woken, 0);
+			pg_atomic_init_u32(&Batch->slots[i].wakes, 0);
+			pg_atomic_init_u32(&Batch->slots[i].wakes_tried, 0);
 		}
 	}
 }
@@ -399,7 +405,7 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 			push_slot(head, slotno);
 			if (!mine)
 			{
-				pg_atomic_write_u32(&s->woken, 1);
+				pg_atomic_fetch_add_u32(&s->wakes, 1);
 				SetLatch(s->latch);
 			}
 			else if (wake_one && first == NULL)
@@ -422,7 +428,7 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 	}
 	if (first != NULL)
 	{
-		pg_atomic_write_u32(&first->woken, 1);
+		pg_atomic_fetch_add_u32(&first->wakes, 1);
 		SetLatch(first->latch);
 	}
 	return n;
@@ -450,12 +456,21 @@ look_at_list(RelFileNode node, BlockNumber blkno)
 		(void) drain_bucket(node, blkno, NULL, 0, true);
 }
 
+/* Has a slot been woken on purpose since its owner's last lock attempt? */
+static inline bool
+slot_woken(BlinkBatchSlot *s)
+{
+	return pg_atomic_read_u32(&s->wakes) != pg_atomic_read_u32(&s->wakes_tried);
+}
+
 /*
  * A waiter that nobody woke found the page free: was it missed?  Not if
  * another waiter of the same page has been woken and has not yet tried
  * the page lock -- a release wakes only the first waiter of the page,
- * which then serves the others.  Looks at every slot: only on
- * this rare path.
+ * which then serves the others.  (That one may be put aside by the
+ * scheduler for longer than our timeout, between its wake-up and its
+ * attempt: so a wake-up counts as answered only once the attempt is
+ * over.)  Looks at every slot: only on this rare path.
  */
 static bool
 sibling_woken(BlinkBatchSlot *me)
@@ -466,7 +481,7 @@ sibling_woken(BlinkBatchSlot *me)
 
 		if (s != me && pg_atomic_read_u32(&s->state) == SLOT_PENDING &&
 			s->blkno == me->blkno && RelFileNodeEquals(s->node, me->node) &&
-			pg_atomic_read_u32(&s->woken) != 0)
+			slot_woken(s))
 			return true;
 	}
 	return false;
@@ -542,8 +557,7 @@ blinkam_batch_capacity(const Size *sizes, int n)
 static inline bool
 slot_answered(BlinkBatchSlot *s)
 {
-	return pg_atomic_read_u32(&s->state) != SLOT_PENDING ||
-		pg_atomic_read_u32(&s->woken) != 0;
+	return pg_atomic_read_u32(&s->state) != SLOT_PENDING || slot_woken(s);
 }
 
 /*
@@ -751,7 +765,8 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		memcpy(dst, payloads[i], sizes[i]);
 		dst += MAXALIGN(sizes[i]);
 	}
-	pg_atomic_write_u32(&s->woken, 0);
+	/* wake-ups sent to the slot's earlier waits mean nothing to this one */
+	pg_atomic_write_u32(&s->wakes_tried, pg_atomic_read_u32(&s->wakes));
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
 	push_slot(bucket_of(s->node, s->blkno), slotno);
 
@@ -759,7 +774,8 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	{
 		uint32		st = pg_atomic_read_u32(&s->state);
 		uint32		expected = SLOT_PENDING;
-		bool		was_woken;
+		bool		was_woken = false;
+		bool		got = false;
 		int			rc;
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
@@ -782,9 +798,26 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 			continue;
 		}
 
-		/* a wake-up sent to us on purpose is used up by this lock attempt */
-		was_woken = st == SLOT_PENDING && pg_atomic_exchange_u32(&s->woken, 0) != 0;
-		if (st == SLOT_PENDING && ConditionalLockBuffer(*bufp))
+		/*
+		 * The wake-ups sent to us on purpose so far are answered by this
+		 * lock attempt, once it is over (see sibling_woken).
+		 */
+		if (st == SLOT_PENDING)
+		{
+			uint32		wakes = pg_atomic_read_u32(&s->wakes);
+
+			was_woken = wakes != pg_atomic_read_u32(&s->wakes_tried);
+			if (was_woken)
+			{
+				/* tests: hold a woken waiter before its attempt */
+				HOLD_INTERRUPTS();
+				blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WOKEN);
+				RESUME_INTERRUPTS();
+			}
+			got = ConditionalLockBuffer(*bufp);
+			pg_atomic_write_u32(&s->wakes_tried, wakes);
+		}
+		if (got)
 		{
 			/*
 			 * The page was let go while we slept, and nobody woke us (or

@@ -81,6 +81,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"page_items_locked", BLINKAM_PAUSE_PAGE_ITEMS_LOCKED, false},
 	{"hint_pinned", BLINKAM_PAUSE_HINT_PINNED, false},
 	{"hint_move_right", BLINKAM_PAUSE_HINT_MOVE_RIGHT, false},
+	{"batch_woken", BLINKAM_PAUSE_BATCH_WOKEN, false},
 	{NULL, 0, false}
 };
 

@@ -100,9 +100,12 @@ typedef enum BlinkamPausePoint
 										 * PostgreSQL's own page writes do */
 	BLINKAM_PAUSE_HINT_PINNED,	/* an insert has chosen its leaf by a leaf
 								 * hint and pinned it, not yet locked it */
-	BLINKAM_PAUSE_HINT_MOVE_RIGHT	/* an insert that came by a leaf hint has
+	BLINKAM_PAUSE_HINT_MOVE_RIGHT,	/* an insert that came by a leaf hint has
 									 * let go of a leaf its key is beyond,
 									 * not yet pinned the right sibling */
+	BLINKAM_PAUSE_BATCH_WOKEN	/* a batch waiter woken on purpose (to take
+								 * its page), still published, before its
+								 * lock attempt */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
