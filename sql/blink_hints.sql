@@ -6,7 +6,8 @@
 -- followed by inserts in the same transaction -- must drop the hints
 -- with the relcache entry; and temporary indexes (local buffers) take
 -- the same path.  Each part checks that hints were used, that duplicates
--- are still refused, and the index with blink_check.
+-- are still refused, and the index with blink_check.  The same for the
+-- flushes of statement buffers into a non-unique index.
 --
 CREATE EXTENSION blinkam;
 
@@ -80,6 +81,61 @@ VACUUM FULL e;
 SELECT * FROM hinted_round('e', 'e_k', 9001, 9500, 9001);
 SELECT count(*), count(DISTINCT k) FROM e;
 
-DROP TABLE e, tt;
-DROP FUNCTION hinted_round(regclass, regclass, int, int, int), fill(regclass, int, int);
+-- Statement buffers' flushes (defer.c) find their leaves by hints too:
+-- a non-unique index, ten-row statements (each flushed at its end as one
+-- sorted run), then the same storage changes.  Rows hold a tag of their
+-- round; the index must return what a sequential scan returns, tag by
+-- tag, and blink_check must pass.
+CREATE TABLE f (k int, tag int);
+CREATE INDEX f_k ON f USING blink (k);
+CREATE FUNCTION flushed_round(tag int, lo int, hi int,
+                              OUT hinted boolean, OUT agrees boolean, OUT checked text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    by_index bigint;
+    by_scan bigint;
+BEGIN
+    PERFORM blinkam_reset_stats();
+    FOR s IN lo..hi BY 10 LOOP
+        INSERT INTO f SELECT g, tag FROM generate_series(s, s + 9) g;
+    END LOOP;
+    SELECT value > 0 INTO hinted FROM blinkam_stats() WHERE name = 'leaf_hints';
+    SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_bitmapscan = off;
+    SELECT sum(hashint4(k + 7 * f.tag)) INTO by_index FROM f WHERE k >= 0;
+    RESET enable_seqscan;
+    RESET enable_bitmapscan;
+    SET LOCAL enable_indexscan = off;
+    SET LOCAL enable_bitmapscan = off;
+    SELECT sum(hashint4(k + 7 * f.tag)) INTO by_scan FROM f WHERE k >= 0;
+    RESET enable_indexscan;
+    RESET enable_bitmapscan;
+    agrees := by_index IS NOT DISTINCT FROM by_scan;
+    PERFORM blink_check('f_k', true);
+    checked := 'blink_check passed';
+END
+$fn$;
+SELECT * FROM flushed_round(1, 1, 5000);
+TRUNCATE f;
+SELECT * FROM flushed_round(2, 1, 2000);
+REINDEX INDEX f_k;
+SELECT * FROM flushed_round(3, 2001, 4000);
+BEGIN;
+TRUNCATE f;
+SELECT * FROM flushed_round(4, 1, 3000);
+ROLLBACK;
+SELECT * FROM flushed_round(5, 4001, 6000);
+BEGIN;
+SELECT * FROM flushed_round(6, 7000, 8000);
+TRUNCATE f;
+SELECT * FROM flushed_round(7, 7000, 7500);
+COMMIT;
+DELETE FROM f WHERE k % 2 = 0;
+VACUUM FULL f;
+SELECT * FROM flushed_round(8, 1, 3000);
+SELECT tag, count(*), min(k), max(k) FROM f GROUP BY tag ORDER BY tag;
+
+DROP TABLE e, tt, f;
+DROP FUNCTION hinted_round(regclass, regclass, int, int, int), fill(regclass, int, int),
+    flushed_round(int, int, int);
 DROP EXTENSION blinkam;

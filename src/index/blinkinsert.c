@@ -179,15 +179,18 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 }
 
 /*
- * The leaf for an aminsert's key, locked exclusively (or, with nolock,
- * pinned only if busy: see _blink_search_ext): by a leaf hint if one
- * covers the key -- then there is no path, NULL is returned -- else by a
- * descent, whose path is returned.
+ * The leaf for an insert's key (aminsert, or a statement buffer's flush),
+ * locked exclusively (or, with nolock, pinned only if busy: see
+ * _blink_search_ext): by a leaf hint if one covers the key -- then there
+ * is no path, NULL is returned -- else by a descent, whose path is
+ * returned.  busy_declines: a hinted leaf found busy is not published on,
+ * the insert descends instead (see _blink_hint_leaf).
  */
 static BlinkStack
-_blink_find_leaf(Relation rel, BlinkScanInsert key, Buffer *bufp, bool *nolock)
+_blink_find_leaf(Relation rel, BlinkScanInsert key, Buffer *bufp, bool *nolock,
+				 bool busy_declines)
 {
-	*bufp = _blink_hint_leaf(rel, key, nolock);
+	*bufp = _blink_hint_leaf(rel, key, nolock, busy_declines);
 	if (BufferIsValid(*bufp))
 		return NULL;
 	return _blink_search_ext(rel, key, bufp, BUFFER_LOCK_EXCLUSIVE, 0, nolock);
@@ -256,7 +259,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			bool		batch = blinkam_batch_inserts &&
 				checkUnique == UNIQUE_CHECK_YES;
 
-			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL);
+			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL, false);
 			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
 
 			/*
@@ -345,7 +348,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 * (batch.c); if that one inserts it, we are done without the lock.
 		 */
 		stack = _blink_find_leaf(rel, key, &buf,
-								 blinkam_batch_inserts ? &busy : NULL);
+								 blinkam_batch_inserts ? &busy : NULL, false);
 		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
@@ -978,8 +981,8 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		 * takes the tuples below its high key that fit, in its own record.
 		 * Those it does not take are ours, with the leaf locked.
 		 */
-		stack = _blink_search_ext(rel, key, &buf, BUFFER_LOCK_EXCLUSIVE, 0,
-								  blinkam_batch_inserts ? &busy : NULL);
+		stack = _blink_find_leaf(rel, key, &buf,
+								 blinkam_batch_inserts ? &busy : NULL, true);
 		if (busy)
 		{
 			i += _blink_insert_via_batch(rel, &buf, &itups[i], n - i, &key,
@@ -991,6 +994,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 				continue;		/* all taken: on to the rest, if any */
 			}
 		}
+		_blink_hint_remember(rel, buf);
 
 		page = BufferGetPage(buf);
 		phdr = (PageHeader) page;

@@ -205,10 +205,18 @@ static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
  * caller descends).  With nolock (as for _blink_search_ext), a leaf that
  * another backend holds is returned pinned only, not moved right from,
  * with *nolock set: key is at or above its low bound all the same, which
- * is what a descent that stops at a busy leaf knows of it.
+ * is what a descent that stops at a busy leaf knows of it -- unless
+ * busy_declines: then a hinted leaf found busy is let go and
+ * InvalidBuffer returned, for the caller to descend.  (A statement
+ * buffer's flush asks that: its hint is on the hot right-most leaf of a
+ * growing key, which goes stale at every split of that leaf; a busy
+ * hinted leaf may be the half that split off, and its run is better
+ * published where a descent finds the key now: src/README, "Leaf
+ * hints".)
  */
 Buffer
-_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock)
+_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
+				 bool busy_declines)
 {
 	BlinkRelCache *cache = _blink_relcache(rel);
 	BlinkLeafHint *hint;
@@ -261,6 +269,11 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock)
 	{
 		if (!ConditionalLockBuffer(buf))
 		{
+			if (busy_declines)
+			{
+				ReleaseBuffer(buf);
+				return InvalidBuffer;
+			}
 			*nolock = true;
 			blinkam_count(BLINKAM_COUNTER_LEAF_HINTS, 1);
 			return buf;
