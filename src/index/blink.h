@@ -477,7 +477,7 @@ extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
 extern BlinkStack _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp,
 								int access, uint32 target_level);
 extern Buffer _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
-							   bool busy_declines);
+							   bool exact);
 extern void _blink_hint_remember(Relation rel, Buffer buf);
 extern BlinkStack _blink_search_ext(Relation rel, BlinkScanInsert key,
 									Buffer *bufp, int access,

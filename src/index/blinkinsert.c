@@ -183,14 +183,14 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
  * locked exclusively (or, with nolock, pinned only if busy: see
  * _blink_search_ext): by a leaf hint if one covers the key -- then there
  * is no path, NULL is returned -- else by a descent, whose path is
- * returned.  busy_declines: a hinted leaf found busy is not published on,
- * the insert descends instead (see _blink_hint_leaf).
+ * returned.  exact: a hinted leaf found busy, or split since, is let go
+ * and the insert descends instead (see _blink_hint_leaf).
  */
 static BlinkStack
 _blink_find_leaf(Relation rel, BlinkScanInsert key, Buffer *bufp, bool *nolock,
-				 bool busy_declines)
+				 bool exact)
 {
-	*bufp = _blink_hint_leaf(rel, key, nolock, busy_declines);
+	*bufp = _blink_hint_leaf(rel, key, nolock, exact);
 	if (BufferIsValid(*bufp))
 		return NULL;
 	return _blink_search_ext(rel, key, bufp, BUFFER_LOCK_EXCLUSIVE, 0, nolock);

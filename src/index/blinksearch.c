@@ -205,18 +205,19 @@ static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
  * caller descends).  With nolock (as for _blink_search_ext), a leaf that
  * another backend holds is returned pinned only, not moved right from,
  * with *nolock set: key is at or above its low bound all the same, which
- * is what a descent that stops at a busy leaf knows of it -- unless
- * busy_declines: then a hinted leaf found busy is let go and
- * InvalidBuffer returned, for the caller to descend.  (A statement
- * buffer's flush asks that: its hint is on the hot right-most leaf of a
- * growing key, which goes stale at every split of that leaf; a busy
- * hinted leaf may be the half that split off, and its run is better
- * published where a descent finds the key now: src/README, "Leaf
- * hints".)
+ * is what a descent that stops at a busy leaf knows of it.
+ *
+ * exact: take the hint only if its leaf is free and covers key as it is;
+ * a hinted leaf found busy, or one key lies beyond (it has split since),
+ * is let go and InvalidBuffer returned, for the caller to descend.  A
+ * statement buffer's flush asks that: its hint is on the hot right-most
+ * leaf of a growing key, which other backends split while this one is
+ * away -- under many clients, by the next flush, several times over, and
+ * moving right through those halves (or publishing on one of them) costs
+ * more than a descent (src/README, "Leaf hints").
  */
 Buffer
-_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
-				 bool busy_declines)
+_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 {
 	BlinkRelCache *cache = _blink_relcache(rel);
 	BlinkLeafHint *hint;
@@ -269,7 +270,7 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
 	{
 		if (!ConditionalLockBuffer(buf))
 		{
-			if (busy_declines)
+			if (exact)
 			{
 				ReleaseBuffer(buf);
 				return InvalidBuffer;
@@ -289,6 +290,11 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
 		Assert(false);
 		_blink_relbuf(rel, buf);
 		_blink_relcache(rel)->nhints = 0;
+		return InvalidBuffer;
+	}
+	if (exact && _blink_should_move_right(rel, key, BufferGetPage(buf)))
+	{
+		_blink_relbuf(rel, buf);
 		return InvalidBuffer;
 	}
 	blinkam_count(BLINKAM_COUNTER_LEAF_HINTS, 1);
