@@ -207,9 +207,10 @@ static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
  * with *nolock set: key is at or above its low bound all the same, which
  * is what a descent that stops at a busy leaf knows of it.
  *
- * exact: take the hint only if its leaf is free and covers key as it is;
- * a hinted leaf found busy, or one key lies beyond (it has split since),
- * is let go and InvalidBuffer returned, for the caller to descend.  A
+ * exact: take the hint only if its leaf covers key as it is (and, with
+ * nolock, is free); a hinted leaf key lies beyond (it has split since),
+ * or one found busy, is let go and InvalidBuffer returned, for the
+ * caller to descend.  A
  * statement buffer's flush asks that: its hint is on the hot right-most
  * leaf of a growing key, which other backends split while this one is
  * away -- under many clients, by the next flush, several times over, and
