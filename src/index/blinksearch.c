@@ -208,14 +208,14 @@ static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
  * is what a descent that stops at a busy leaf knows of it.
  *
  * exact: take the hint only if its leaf covers key as it is (and, with
- * nolock, is free); a hinted leaf key lies beyond (it has split since),
- * or one found busy, is let go and InvalidBuffer returned, for the
- * caller to descend.  A
- * statement buffer's flush asks that: its hint is on the hot right-most
- * leaf of a growing key, which other backends split while this one is
- * away -- under many clients, by the next flush, several times over, and
- * moving right through those halves (or publishing on one of them) costs
- * more than a descent (src/README, "Leaf hints").
+ * nolock, is free); a hinted leaf that key lies beyond (it has split
+ * since), or one found busy, is let go and InvalidBuffer returned, for
+ * the caller to descend.  A statement buffer's flush asks that: its hint
+ * is on the hot right-most leaf of a growing key, which other backends
+ * split while this one is away -- under many clients, by the next flush,
+ * several times over, and moving right through those halves (or
+ * publishing on one of them) costs more than a descent (src/README,
+ * "Leaf hints").
  */
 Buffer
 _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
