@@ -68,6 +68,7 @@
 	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record; a batch is one record)") \
 	X(BLINKHEAP_BATCHED_INSERTS, "blinkheap_batched_inserts", "blinkheap rows put on their page by another backend, from a wait list (also in batched_inserts)") \
 	X(BLINKHEAP_BATCHES, "blinkheap_batches", "blinkheap inserts that also put waiters' rows on the page (also in batches)") \
+	X(BLINKHEAP_PAGES_AHEAD, "blinkheap_pages_ahead", "zero pages a blinkheap insert added, while it extended its table, for the backends queued behind it for the extension lock (to the table's pool, and past its capacity to the free space map)") \
 	X(HOT_SWITCH_WAITS, "hot_switch_waits", "blinkheap inserts that found their hot insert page full while another backend was finding the next one, and waited for it") \
 	X(BLINKHEAP_VACUUM_REMOVED, "blinkheap_vacuum_removed", "dead tuples VACUUM removed from blinkheap tables") \
 	X(BLINKHEAP_VACUUM_FROZEN, "blinkheap_vacuum_frozen", "tuples VACUUM froze in blinkheap tables") \

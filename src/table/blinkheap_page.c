@@ -329,53 +329,78 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 	if (target == InvalidBlockNumber)
 		target = GetPageWithFreeSpace(rel, need + save);
 
-	while (target != InvalidBlockNumber)
+	for (;;)
 	{
-		/*
-		 * The update's own page was already found too small; rather than
-		 * loop on the map's answer, take a new page.
-		 */
-		if (target == otherBlock)
-			break;
-
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
-								 strategy);
-		_bh_lock_pair(buf, otherBuffer);
-		_bh_check_page(rel, buf);
-		page = BufferGetPage(buf);
-		freespace = _bh_page_free_space(page);
-		if (PageIsNew(page) || need + save <= freespace)
+		while (target != InvalidBlockNumber)
 		{
-			*is_new = PageIsNew(page);
-			RelationSetTargetBlock(rel, target);
+			/*
+			 * The update's own page was already found too small; rather
+			 * than loop on the map's answer, take a new page.
+			 */
+			if (target == otherBlock)
+				break;
+
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, target, RBM_NORMAL,
+									 strategy);
+			_bh_lock_pair(buf, otherBuffer);
+			_bh_check_page(rel, buf);
+			page = BufferGetPage(buf);
+			freespace = _bh_page_free_space(page);
+			if (PageIsNew(page) || need + save <= freespace)
+			{
+				*is_new = PageIsNew(page);
+				RelationSetTargetBlock(rel, target);
+				return buf;
+			}
+
+			/* Too full: remember that, and try the page the map suggests. */
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (BufferIsValid(otherBuffer))
+				LockBuffer(otherBuffer, BUFFER_LOCK_UNLOCK);
+			ReleaseBuffer(buf);
+			target = RecordAndGetPageWithFreeSpace(rel, target, freespace,
+												   need + save);
+		}
+
+		/* a zero page a worker added ahead of need (blinkheap_pool.c) */
+		buf = _bh_pool_page(rel, need, save, otherBuffer, strategy, is_new);
+		if (BufferIsValid(buf))
+		{
+			RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
 			return buf;
 		}
 
-		/* Too full: remember that, and try the page the map suggests. */
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (BufferIsValid(otherBuffer))
-			LockBuffer(otherBuffer, BUFFER_LOCK_UNLOCK);
-		ReleaseBuffer(buf);
-		target = RecordAndGetPageWithFreeSpace(rel, target, freespace,
-											   need + save);
-	}
+		/*
+		 * Extend the relation.  A backend that finds another extending it
+		 * waits for the lock, and then looks for the pages that one may
+		 * have added for those queued behind it (_bh_extend_ahead, or a
+		 * worker's refill): in the map, then in the pool.  It takes only
+		 * a block number under the lock and lets the lock go before it
+		 * locks the page (as heap does: no existing page is locked under
+		 * the extension lock, which a holder of a page lock may wait for
+		 * -- an extension of the free space map takes it).  Finding none,
+		 * it extends, for the backends queued behind it too: heap's bulk
+		 * extension.
+		 */
+		if (!ConditionalLockRelationForExtension(rel, ExclusiveLock))
+		{
+			_bh_wait_for_extension(rel);
+			target = GetPageWithFreeSpace(rel, need + save);
+			if (target == InvalidBlockNumber)
+				target = _bh_pool_block(rel);
+			if (target != InvalidBlockNumber)
+			{
+				UnlockRelationForExtension(rel, ExclusiveLock);
+				continue;
+			}
+		}
+		_bh_extend_ahead(rel, strategy);
 
-	/* a zero page a worker added ahead of need (blinkheap_pool.c) */
-	buf = _bh_pool_page(rel, need, save, otherBuffer, strategy, is_new);
-	if (BufferIsValid(buf))
-	{
-		RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
-		return buf;
-	}
-
-	/*
-	 * Extend the relation by one zeroed, locked page.  Nobody else can
-	 * find it until we record it somewhere, so we initialize it in our
-	 * own record.
-	 */
-	for (;;)
-	{
-		LockRelationForExtension(rel, ExclusiveLock);
+		/*
+		 * Our own new page, zeroed and locked.  Nobody else can find it
+		 * until we record it somewhere, so we initialize it in our own
+		 * record.
+		 */
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
 								 strategy);
 		UnlockRelationForExtension(rel, ExclusiveLock);
@@ -401,5 +426,6 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 		if (BufferIsValid(otherBuffer))
 			LockBuffer(otherBuffer, BUFFER_LOCK_UNLOCK);
 		ReleaseBuffer(buf);
+		target = InvalidBlockNumber;
 	}
 }
