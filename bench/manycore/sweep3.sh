@@ -3,7 +3,10 @@
 # (PIPE=10) at CL clients for heap_btree, heap_blink, heap_noindex and
 # blinkheap_blink with the working tree's build, then an A/B of heap_blink
 # against a baseline build in alternated clusters (plain, then pipelined,
-# at ABCL clients), with batching off beside the new build.  The
+# at ABCL clients), with batching off beside the new build.  ABCONF names
+# other configurations for the A/B (default heap_blink), ABEXTRA what runs
+# beside the new build only (default heap_blink_nobatch; empty for none),
+# e.g. ABCONF="blinkheap_noindex blinkheap_blink" ABEXTRA="".  The
 # baseline's sources go into .dev/old first, on the developer's machine:
 #   mkdir -p .dev/old && git archive BASE src Makefile blinkam.control \
 #       blinkam--0.1.sql | tar x -C .dev/old
@@ -23,8 +26,8 @@ el "pipe done"
 if [ -f /tmp/old.so ]; then
 	for p in ${ABPIPE:-1 10}; do
 		left ${AB_BY:-500} || break
-		swap old; OUT=$O2 TAG=ab-p$p-1 PIPE=$p DUR=$DUR CLIENTS="${ABCL:-512 128}" STATS_AT="512 128" CONFIGS="heap_blink" bash $D/iot.sh | grep '^1,'
-		swap new; OUT=$O2 TAG=ab-p$p-2 PIPE=$p DUR=$DUR CLIENTS="${ABCL:-512 128}" STATS_AT="512 128" CONFIGS="heap_blink heap_blink_nobatch" bash $D/iot.sh | grep '^1,'
+		swap old; OUT=$O2 TAG=ab-p$p-1 PIPE=$p DUR=$DUR CLIENTS="${ABCL:-512 128}" STATS_AT="512 128" CONFIGS="${ABCONF:-heap_blink}" bash $D/iot.sh | grep '^1,'
+		swap new; OUT=$O2 TAG=ab-p$p-2 PIPE=$p DUR=$DUR CLIENTS="${ABCL:-512 128}" STATS_AT="512 128" CONFIGS="${ABCONF:-heap_blink} ${ABEXTRA-heap_blink_nobatch}" bash $D/iot.sh | grep '^1,'
 		el "ab pipe=$p"
 	done
 	swap new
