@@ -386,7 +386,8 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 		{
 			_bh_wait_for_extension(rel);
 			target = GetPageWithFreeSpace(rel, need + save);
-			if (target == InvalidBlockNumber)
+			/* (an update's own page, too small, would only bring us back) */
+			if (target == InvalidBlockNumber || target == otherBlock)
 				target = _bh_pool_block(rel);
 			if (target != InvalidBlockNumber)
 			{
