@@ -185,7 +185,7 @@ extern void _bh_lock_pair(Buffer buf, Buffer otherBuffer);
 extern Buffer _bh_pool_page(Relation rel, Size need, Size save,
 							Buffer otherBuffer, BufferAccessStrategy strategy,
 							bool *is_new);
-extern BlockNumber _bh_pool_block(Relation rel);
+extern BlockNumber _bh_pool_block(Relation rel, BlockNumber skip);
 extern void _bh_wait_for_extension(Relation rel);
 extern void _bh_extend_ahead(Relation rel, BufferAccessStrategy strategy);
 extern void blinkheap_init(void);

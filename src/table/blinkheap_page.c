@@ -388,7 +388,7 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 			target = GetPageWithFreeSpace(rel, need + save);
 			/* (an update's own page, too small, would only bring us back) */
 			if (target == InvalidBlockNumber || target == otherBlock)
-				target = _bh_pool_block(rel);
+				target = _bh_pool_block(rel, otherBlock);
 			if (target != InvalidBlockNumber)
 			{
 				UnlockRelationForExtension(rel, ExclusiveLock);

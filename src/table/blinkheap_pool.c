@@ -63,6 +63,25 @@ static const BlinkamRelationKind blinkheap_relation_kind = {
 };
 
 /*
+ * A block number from rel's pool that lies within the table (VACUUM may
+ * have truncated it away meanwhile) and is not skip (an update's own
+ * page), or InvalidBlockNumber if the pool has none.  The caller claims
+ * the page under its buffer lock.
+ */
+static BlockNumber
+pool_block(Relation rel, BlockNumber skip)
+{
+	BlockNumber blkno;
+
+	while ((blkno = blinkam_pool_take(rel, true)) != InvalidBlockNumber)
+	{
+		if (blkno < RelationGetNumberOfBlocks(rel) && blkno != skip)
+			return blkno;
+	}
+	return InvalidBlockNumber;
+}
+
+/*
  * A page from rel's pool with room for need bytes (need + save for a page
  * in use), or InvalidBuffer if the pool has none.  Returned pinned and
  * exclusively locked -- together with otherBuffer, if valid, in block
@@ -73,18 +92,17 @@ Buffer
 _bh_pool_page(Relation rel, Size need, Size save, Buffer otherBuffer,
 			  BufferAccessStrategy strategy, bool *is_new)
 {
+	BlockNumber skip = BufferIsValid(otherBuffer) ?
+		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
 	BlockNumber blkno;
 
 	if (!blinkam_pool_applies(rel))
 		return InvalidBuffer;
-	while ((blkno = blinkam_pool_take(rel, true)) != InvalidBlockNumber)
+	while ((blkno = pool_block(rel, skip)) != InvalidBlockNumber)
 	{
 		Buffer		buf;
 		Page		page;
 
-		if (blkno >= RelationGetNumberOfBlocks(rel) ||
-			(BufferIsValid(otherBuffer) && blkno == BufferGetBlockNumber(otherBuffer)))
-			continue;			/* truncated away meanwhile, or ours */
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
 		_bh_lock_pair(buf, otherBuffer);
 		_bh_check_page(rel, buf);
@@ -106,26 +124,19 @@ _bh_pool_page(Relation rel, Size need, Size save, Buffer otherBuffer,
 }
 
 /*
- * A block number from rel's pool that lies within the table, or
- * InvalidBlockNumber if the pool has none: for a backend that holds the
- * extension lock and must not lock a page under it.  The caller claims
- * the page later, as any page the free space map offers (under its lock,
- * if it is still a zero page or has room).
+ * The same pool's next block number, for a backend that holds the
+ * extension lock and must not lock a page under it: the caller claims
+ * the page after letting the lock go, as any page the free space map
+ * offers (under its lock, if it is still a zero page or has room).
  */
 BlockNumber
-_bh_pool_block(Relation rel)
+_bh_pool_block(Relation rel, BlockNumber skip)
 {
-	BlockNumber blkno;
+	BlockNumber blkno = pool_block(rel, skip);
 
-	while ((blkno = blinkam_pool_take(rel, true)) != InvalidBlockNumber)
-	{
-		if (blkno < RelationGetNumberOfBlocks(rel))
-		{
-			blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
-			return blkno;
-		}
-	}
-	return InvalidBlockNumber;
+	if (blkno != InvalidBlockNumber)
+		blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
+	return blkno;
 }
 
 /*
