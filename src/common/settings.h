@@ -103,9 +103,18 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HINT_MOVE_RIGHT,	/* an insert that came by a leaf hint has
 									 * let go of a leaf its key is beyond,
 									 * not yet pinned the right sibling */
-	BLINKAM_PAUSE_BATCH_WOKEN	/* a batch waiter woken on purpose (to take
+	BLINKAM_PAUSE_BATCH_WOKEN,	/* a batch waiter woken on purpose (to take
 								 * its page), still published, before its
 								 * lock attempt */
+	BLINKAM_PAUSE_HEAP_EXTEND_LOCKED,	/* a blinkheap insert holds the
+										 * table's extension lock, before it
+										 * counts the inserts queued for it
+										 * and extends (waits by polling) */
+	BLINKAM_PAUSE_HEAP_EXTEND_FOUND /* a blinkheap insert that waited for the
+									 * extension lock found a block number in
+									 * the map or the pool and let the lock
+									 * go; it holds no buffer lock and has
+									 * not yet claimed the page */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

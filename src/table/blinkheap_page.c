@@ -33,6 +33,7 @@
 #include "storage/lmgr.h"
 
 #include "common/gxlog.h"
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 /*
@@ -392,9 +393,11 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 			if (target != InvalidBlockNumber)
 			{
 				UnlockRelationForExtension(rel, ExclusiveLock);
+				blinkam_debug_pause(BLINKAM_PAUSE_HEAP_EXTEND_FOUND);
 				continue;
 			}
 		}
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_EXTEND_LOCKED);
 		_bh_extend_ahead(rel, strategy);
 
 		/*

@@ -1,0 +1,188 @@
+# Forced interleavings of extending a blinkheap table ahead
+# (_bh_get_insert_page, _bh_extend_ahead; src/README, "Extending ahead").
+# An insert that waits for the table's extension lock looks, once it has
+# the lock, for a block number in the free space map or the pool, lets the
+# lock go and only then claims the page, under its buffer lock.  The
+# window between the two is where another insert can take the same page:
+# the claim must find that out and go round again.  Two cases hold a
+# backend inside it:
+#   1. the page came from the map (pools off): another session fills every
+#      page the map offers, that one among them;
+#   2. the page came from the pool: VACUUM records the pool's zero pages in
+#      the map meanwhile, and another session fills them through the map.
+# In both the insert must put its row on a page with room (not fail, not
+# overfill the page it found), and the table and its index must check.
+#
+# The extender is held at heap_extend_locked, inside the extension lock,
+# where a pause cannot take a heavyweight lock (PostgreSQL asserts that no
+# other one is taken under an extension lock): it polls for the key
+# instead, with wait event Extension.  The waiter is held at
+# heap_extend_found (the lock let go, the page not yet claimed) on its own
+# key.  The workers are off, so no pool refill takes the extension lock or
+# adds pages meanwhile.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BatchCases;
+
+my $node = PostgreSQL::Test::Cluster->new('extend_windows');
+$node->init;
+$node->append_conf('postgresql.conf', qq(
+shared_preload_libraries = 'blinkam'
+autovacuum = off
+blinkam.enable_workers = off
+));
+$node->start;
+BatchCases::use_node($node);
+$node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
+
+# A row of about 1.8 kB (md5 hex digits: nothing to compress, below the
+# TOAST threshold), four to a page; $what names its client and its tag.
+sub rows
+{
+	my ($client, $tag, $n) = @_;
+	return qq{SELECT $client, '$tag', x, string_agg(md5((x + g)::text), '' ORDER BY g)
+  FROM generate_series(1, $n) x, generate_series(1, 55) g GROUP BY x};
+}
+
+# Rows per block, for blocks below $limit, as "block:rows" in block order.
+sub per_block
+{
+	my ($table, $limit) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT string_agg(b || ':' || n, ' ' ORDER BY b)
+  FROM (SELECT (ctid::text::point)[0]::int b, count(*) n FROM $table GROUP BY 1) s
+ WHERE b < $limit});
+}
+
+sub full_blocks
+{
+	my ($limit) = @_;
+	return join(' ', map { "$_:4" } 0 .. $limit - 1);
+}
+
+sub pages
+{
+	my ($table) = @_;
+	return $node->safe_psql('postgres', "SELECT pg_relation_size('$table') / 8192");
+}
+
+sub checks
+{
+	my ($table, $what) = @_;
+	is($node->safe_psql('postgres', "SELECT blinkheap_check('$table')"), '',
+		"$what: blinkheap_check");
+	is($node->safe_psql('postgres', "SELECT blink_check('${table}_x', true)"), '',
+		"$what: blink_check");
+	is($node->safe_psql('postgres', qq{
+SELECT count(*) FROM $table
+ WHERE pad IS DISTINCT FROM (SELECT string_agg(md5(($table.x + g)::text), '' ORDER BY g)
+                               FROM generate_series(1, 55) g)}),
+		'0', "$what: every row is whole");
+}
+
+# Start an extender held inside the extension lock (key $k1) and a waiter
+# queued for that lock that will be held at heap_extend_found (key $k2);
+# let the extender go and wait until the waiter has found its page.
+# Returns the waiter's session.
+sub extender_and_waiter
+{
+	my ($table, $pools, $k1, $k2) = @_;
+	my $ext;
+	my $wait;
+	my $ahead = counter('blinkheap_pages_ahead');
+	my $ctl1 = hold_key($k1);
+
+	{
+		local $ENV{PGOPTIONS} = "-c blinkam.enable_pools=$pools "
+		  . "-c blinkam.debug_pause_at=heap_extend_locked -c blinkam.debug_pause_key=$k1";
+		$ext = bg("INSERT INTO $table " . rows(1, "extender_$table", 1)
+			  . " RETURNING (ctid::text::point)[0]");
+	}
+	waits_on("extender_$table", "Extension");
+	{
+		local $ENV{PGOPTIONS} = "-c blinkam.enable_pools=$pools "
+		  . "-c blinkam.debug_pause_at=heap_extend_found -c blinkam.debug_pause_key=$k2";
+		$wait = bg("INSERT INTO $table " . rows(2, "waiter_$table", 1)
+			  . " RETURNING (ctid::text::point)[0]");
+	}
+	waits_on("waiter_$table", 'extend');
+
+	release_key($ctl1);
+	$ext->[0]->finish;
+	is(${ $ext->[2] }, '', "$table: the extender succeeded");
+	is(${ $ext->[1] }, "20\n",
+		"$table: the extender's own page comes after the 20 it added ahead");
+	is(counter('blinkheap_pages_ahead') - $ahead, 20,
+		"$table: 20 pages added for the one insert queued");
+	paused("waiter_$table");
+	return $wait;
+}
+
+# 1. A page from the map, filled before the waiter claims it.
+$node->safe_psql('postgres', q{
+CREATE TABLE m (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX m_x ON m USING blink (client, x);
+});
+my $ctl_m = hold_key(302);
+my $wait_m = extender_and_waiter('m', 'off', 301, 302);
+
+# The waiter holds a block number among 0-19 (the pages added ahead, all
+# in the map) and no lock.  Eighty rows fill those twenty pages.
+$node->safe_psql('postgres',
+	"SET blinkam.enable_pools = off; INSERT INTO m " . rows(3, 'filler_m', 80));
+is(per_block('m', 20), full_blocks(20), 'map: the filler filled every page added ahead');
+is(pages('m'), 21, 'map: without extending the table');
+
+release_key($ctl_m);
+$wait_m->[0]->finish;
+is(${ $wait_m->[2] }, '', 'map: the waiter succeeded');
+cmp_ok(${ $wait_m->[1] }, '>=', 21, 'map: its row is on a page with room, not the one it found');
+is($node->safe_psql('postgres', "SELECT count(*) FROM m WHERE tag = 'waiter_m'"), '1',
+	'map: its row is there once');
+is(per_block('m', 20), full_blocks(20), 'map: no page holds more than it can');
+checks('m', 'map');
+
+# 2. A page from the pool, recorded in the map by VACUUM and filled from
+# there before the waiter claims it.
+$node->safe_psql('postgres', q{
+CREATE TABLE p (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX p_x ON p USING blink (client, x);
+});
+my $ctl_p = hold_key(312);
+my $taken = counter('pool_pages_taken');
+my $wait_p = extender_and_waiter('p', 'on', 311, 312);
+is(counter('pool_pages_taken') - $taken, 1, 'pool: the waiter took its block number from the pool');
+
+# VACUUM records the zero pages -- the waiter's and the 19 still pooled --
+# and the extender's page in the map; 83 rows fill them all.
+$node->safe_psql('postgres', 'VACUUM p');
+$node->safe_psql('postgres',
+	"SET blinkam.enable_pools = off; INSERT INTO p " . rows(3, 'filler_p', 83));
+is(per_block('p', 21), full_blocks(21), 'pool: the filler filled every page through the map');
+is(pages('p'), 21, 'pool: without extending the table');
+
+# The waiter finds its page full, then the map and the pool offer only
+# full pages (the pool's were filled through the map): it extends.
+my $misses = counter('pool_misses');
+release_key($ctl_p);
+$wait_p->[0]->finish;
+is(${ $wait_p->[2] }, '', 'pool: the waiter succeeded');
+is(${ $wait_p->[1] }, "21\n", 'pool: its row is on a new page, not the one it took');
+is(counter('pool_misses') - $misses, 1, 'pool: it went through the pooled pages, all full');
+is($node->safe_psql('postgres', "SELECT count(*) FROM p WHERE tag = 'waiter_p'"), '1',
+	'pool: its row is there once');
+is(per_block('p', 21), full_blocks(21), 'pool: no page holds more than it can');
+checks('p', 'pool');
+
+$node->safe_psql('postgres', 'VACUUM m; VACUUM p');
+checks('m', 'map, after VACUUM');
+checks('p', 'pool, after VACUUM');
+
+$node->stop;
+done_testing();
