@@ -5,7 +5,8 @@
 #   1. it puts them on the page in its record; each waiter's RETURNING ctid
 #      names the row it inserted;
 #   2. a waiter cancelled while published (statement_timeout) withdraws:
-#      its row is nowhere;
+#      its row is nowhere; one cancelled after the holder claimed its row
+#      waits for the holder's answer: its row is on the page once, dead;
 #   3. a holder that errors out after claiming the waiters' rows hands them
 #      back, and the waiters insert them themselves;
 #   4. rows that do not fit are handed back, and their owners put them on
@@ -144,6 +145,47 @@ is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2001)), '0',
 is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE pad = 'cancelled')), '0',
 	'not even as a dead tuple a scan could see');
 check_table('b2', 'case 2');
+
+# --- 2b. a waiter cancelled after the holder claimed its row: it cannot
+#         leave (the holder is copying its tuple), so it waits for the
+#         holder's answer and only then takes the cancel -- its row is on
+#         the page exactly once, dead with its aborted transaction.  The
+#         holder is held at batch_checked, its waiter's row claimed and
+#         added to its page copy, its record not yet written.
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+my $ctl2 = hold_key(77);
+$a = start_holder("SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
+	'b2', "2100, 'h'");
+$b = waiter('b2', "2101, 'claimed'");
+paused('/* holder */');
+my $bxid = $node->safe_psql('postgres',
+	q(SELECT backend_xid FROM pg_stat_activity WHERE query LIKE '%2101, ''claimed''%'
+	   AND pid <> pg_backend_pid()));
+isnt($bxid, '', 'the claimed waiter has its xid');
+$node->safe_psql('postgres',
+	q(SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	   WHERE query LIKE '%2101, ''claimed''%' AND pid <> pg_backend_pid()));
+# a waiter that left its claimed slot would be gone by now
+sleep(1);
+waits_on("2101, ''claimed''", 'Extension');
+release_key($ctl2);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] }, '', 'the holder succeeded');
+like(${ $b->[2] }, qr/canceling statement due to user request/,
+	'the claimed waiter took the cancel once answered');
+is(counter('blinkheap_batched_inserts'), '1', "the holder put the waiter's row on its page");
+is($node->safe_psql('postgres', qq(
+	SELECT count(*) FROM generate_series(0, pg_relation_size('b2') / 8192 - 1) blk,
+		LATERAL blinkheap_page_items('b2', blk) WHERE t_xmin = '$bxid')), '1',
+	"the waiter's tuple is on the page once");
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2101)), '0',
+	'and dead: no scan sees it');
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2100)), '1',
+	"the holder's row is there");
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'the holder woke it');
+check_table('b2', 'case 2b');
 
 # --- 3. the holder errors out after claiming the waiters' rows: while
 #        collecting them (in_batch), or when its record fails to be

@@ -9,7 +9,9 @@
 #   1. the page came from the map (pools off): another session fills every
 #      page the map offers, that one among them;
 #   2. the page came from the pool: VACUUM records the pool's zero pages in
-#      the map meanwhile, and another session fills them through the map.
+#      the map meanwhile, and another session fills them through the map;
+#   3. as 1, for an UPDATE whose new row version needs another page (its
+#      own page is locked with the one it found, in block order).
 # In both the insert must put its row on a page with room (not fail, not
 # overfill the page it found), and the table and its index must check.
 #
@@ -87,17 +89,20 @@ SELECT count(*) FROM $table
 }
 
 # Start an extender held inside the extension lock (key $k1) and a waiter
-# queued for that lock that will be held at heap_extend_found (key $k2);
-# let the extender go and wait until the waiter has found its page.
-# Returns the waiter's session.
+# queued for that lock that will be held at heap_extend_found (key $k2):
+# by default an insert, else the statement $sql, tagged waiter_$table.  Let
+# the extender go and wait until the waiter has found its page.  The
+# table has $npages pages before.  Returns the waiter's session.
 sub extender_and_waiter
 {
-	my ($table, $pools, $k1, $k2) = @_;
+	my ($table, $pools, $k1, $k2, $npages, $sql) = @_;
 	my $ext;
 	my $wait;
 	my $ahead = counter('blinkheap_pages_ahead');
 	my $ctl1 = hold_key($k1);
 
+	$sql //= "INSERT INTO $table " . rows(2, "waiter_$table", 1)
+	  . " RETURNING (ctid::text::point)[0]";
 	{
 		local $ENV{PGOPTIONS} = "-c blinkam.enable_pools=$pools "
 		  . "-c blinkam.debug_pause_at=heap_extend_locked -c blinkam.debug_pause_key=$k1";
@@ -108,20 +113,42 @@ sub extender_and_waiter
 	{
 		local $ENV{PGOPTIONS} = "-c blinkam.enable_pools=$pools "
 		  . "-c blinkam.debug_pause_at=heap_extend_found -c blinkam.debug_pause_key=$k2";
-		$wait = bg("INSERT INTO $table " . rows(2, "waiter_$table", 1)
-			  . " RETURNING (ctid::text::point)[0]");
+		$wait = bg($sql);
 	}
 	waits_on("waiter_$table", 'extend');
 
 	release_key($ctl1);
 	$ext->[0]->finish;
 	is(${ $ext->[2] }, '', "$table: the extender succeeded");
-	is(${ $ext->[1] }, "20\n",
+	is(${ $ext->[1] }, ($npages + 20) . "\n",
 		"$table: the extender's own page comes after the 20 it added ahead");
 	is(counter('blinkheap_pages_ahead') - $ahead, 20,
 		"$table: 20 pages added for the one insert queued");
 	paused("waiter_$table");
 	return $wait;
+}
+
+# Another session inserts $n rows into $table (pools off, so through the
+# map): they must fill blocks 0 to $limit - 1, four rows each, without
+# the table growing past $pages.
+sub fill
+{
+	my ($table, $what, $n, $limit, $pages) = @_;
+	$node->safe_psql('postgres',
+		"SET blinkam.enable_pools = off; INSERT INTO $table " . rows(3, "filler_$table", $n));
+	is(per_block($table, $limit), full_blocks($limit),
+		"$what: the filler filled every page the map offers");
+	is(pages($table), $pages, "$what: without extending the table");
+}
+
+# Let the held waiter go: it must succeed, its row on block $block.
+sub release_waiter
+{
+	my ($ctl, $wait, $what, $block) = @_;
+	release_key($ctl);
+	$wait->[0]->finish;
+	is(${ $wait->[2] }, '', "$what: the waiter succeeded");
+	is(${ $wait->[1] }, "$block\n", "$what: its row is on a new page, not the one it found");
 }
 
 # 1. A page from the map, filled before the waiter claims it.
@@ -130,19 +157,12 @@ CREATE TABLE m (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text
 CREATE INDEX m_x ON m USING blink (client, x);
 });
 my $ctl_m = hold_key(302);
-my $wait_m = extender_and_waiter('m', 'off', 301, 302);
+my $wait_m = extender_and_waiter('m', 'off', 301, 302, 0);
 
 # The waiter holds a block number among 0-19 (the pages added ahead, all
 # in the map) and no lock.  Eighty rows fill those twenty pages.
-$node->safe_psql('postgres',
-	"SET blinkam.enable_pools = off; INSERT INTO m " . rows(3, 'filler_m', 80));
-is(per_block('m', 20), full_blocks(20), 'map: the filler filled every page added ahead');
-is(pages('m'), 21, 'map: without extending the table');
-
-release_key($ctl_m);
-$wait_m->[0]->finish;
-is(${ $wait_m->[2] }, '', 'map: the waiter succeeded');
-cmp_ok(${ $wait_m->[1] }, '>=', 21, 'map: its row is on a page with room, not the one it found');
+fill('m', 'map', 80, 20, 21);
+release_waiter($ctl_m, $wait_m, 'map', 21);
 is($node->safe_psql('postgres', "SELECT count(*) FROM m WHERE tag = 'waiter_m'"), '1',
 	'map: its row is there once');
 is(per_block('m', 20), full_blocks(20), 'map: no page holds more than it can');
@@ -156,33 +176,52 @@ CREATE INDEX p_x ON p USING blink (client, x);
 });
 my $ctl_p = hold_key(312);
 my $taken = counter('pool_pages_taken');
-my $wait_p = extender_and_waiter('p', 'on', 311, 312);
+my $wait_p = extender_and_waiter('p', 'on', 311, 312, 0);
 is(counter('pool_pages_taken') - $taken, 1, 'pool: the waiter took its block number from the pool');
 
 # VACUUM records the zero pages -- the waiter's and the 19 still pooled --
 # and the extender's page in the map; 83 rows fill them all.
 $node->safe_psql('postgres', 'VACUUM p');
-$node->safe_psql('postgres',
-	"SET blinkam.enable_pools = off; INSERT INTO p " . rows(3, 'filler_p', 83));
-is(per_block('p', 21), full_blocks(21), 'pool: the filler filled every page through the map');
-is(pages('p'), 21, 'pool: without extending the table');
+fill('p', 'pool', 83, 21, 21);
 
 # The waiter finds its page full, then the map and the pool offer only
 # full pages (the pool's were filled through the map): it extends.
 my $misses = counter('pool_misses');
-release_key($ctl_p);
-$wait_p->[0]->finish;
-is(${ $wait_p->[2] }, '', 'pool: the waiter succeeded');
-is(${ $wait_p->[1] }, "21\n", 'pool: its row is on a new page, not the one it took');
+release_waiter($ctl_p, $wait_p, 'pool', 21);
 is(counter('pool_misses') - $misses, 1, 'pool: it went through the pooled pages, all full');
 is($node->safe_psql('postgres', "SELECT count(*) FROM p WHERE tag = 'waiter_p'"), '1',
 	'pool: its row is there once');
 is(per_block('p', 21), full_blocks(21), 'pool: no page holds more than it can');
 checks('p', 'pool');
 
-$node->safe_psql('postgres', 'VACUUM m; VACUUM p');
+# 3. The same window for an UPDATE whose new row version does not fit on
+# its page: its own page is locked with the one it found, in block order.
+# Page 0 holds four rows; the extender's 20 pages are 1-20.
+$node->safe_psql('postgres', q{
+CREATE TABLE u (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX u_x ON u USING blink (client, x);
+SET blinkam.enable_pools = off;
+INSERT INTO u } . rows(4, 'old_u', 4));
+is(pages('u'), 1, 'update: four rows fill the first page');
+my $ctl_u = hold_key(322);
+my $wait_u = extender_and_waiter('u', 'off', 321, 322, 1, q{
+UPDATE u /* waiter_u */ SET x = 102,
+       pad = (SELECT string_agg(md5((102 + g)::text), '' ORDER BY g) FROM generate_series(1, 55) g)
+ WHERE x = 2 RETURNING (ctid::text::point)[0]});
+
+fill('u', 'update', 80, 21, 22);
+release_waiter($ctl_u, $wait_u, 'update', 22);
+is($node->safe_psql('postgres', 'SELECT count(*), sum(x) FROM u WHERE client = 4'), '4|110',
+	'update: the row has its new version only');
+# (block 0 keeps the old version, no longer visible, of the row updated)
+is(per_block('u', 21), '0:3 ' . join(' ', map { "$_:4" } 1 .. 20),
+	'update: no page holds more than it can');
+checks('u', 'update');
+
+$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u');
 checks('m', 'map, after VACUUM');
 checks('p', 'pool, after VACUUM');
+checks('u', 'update, after VACUUM');
 
 $node->stop;
 done_testing();
