@@ -11,7 +11,9 @@
 #   2. the page came from the pool: VACUUM records the pool's zero pages in
 #      the map meanwhile, and another session fills them through the map;
 #   3. as 1, for an UPDATE whose new row version needs another page (its
-#      own page is locked with the one it found, in block order).
+#      own page is locked with the one it found, in block order);
+#   4. a foreign key check's FOR KEY SHARE lock taken on the row while such
+#      an UPDATE is held there: the update must keep it.
 # In both the insert must put its row on a page with room (not fail, not
 # overfill the page it found), and the table and its index must check.
 #
@@ -218,10 +220,58 @@ is(per_block('u', 21), '0:3 ' . join(' ', map { "$_:4" } 1 .. 20),
 	'update: no page holds more than it can');
 checks('u', 'update');
 
-$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u');
+# 4. A FOR KEY SHARE lock taken inside the window of a non-key UPDATE:
+# that mode does not conflict with the update's lock, so the locker -- a
+# foreign key check of a child row inserted meanwhile -- joins the
+# updater's lock-only xmax and does not wait.  The update must keep its
+# lock when it writes its final xmax, on both versions: a DELETE of the
+# row must then wait for the child's transaction, and fail on the foreign
+# key once it commits, leaving no orphan.  (PostgreSQL 15's heap_update
+# writes the xmax it computed before the window and drops the lock.)
+$node->safe_psql('postgres', q{
+CREATE TABLE k (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX k_x ON k USING blink (client, x);
+-- (a foreign key cannot reference a table through a blink index)
+CREATE UNIQUE INDEX k_key ON k USING btree (client, x);
+CREATE TABLE kc (client int, x int, FOREIGN KEY (client, x) REFERENCES k (client, x));
+SET blinkam.enable_pools = off;
+INSERT INTO k } . rows(4, 'old_k', 4));
+my $ctl_k = hold_key(342);
+my $wait_k = extender_and_waiter('k', 'off', 341, 342, 1,
+	q{UPDATE k /* waiter_k */ SET tag = 'updated_k' WHERE client = 4 AND x = 2});
+
+my ($child_in, $child_out) = ('', '');
+my $child = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$child_in, '>', \$child_out, '2>', \$child_out);
+$child_in .= "BEGIN; INSERT INTO kc VALUES (4, 2); SELECT 'child inserted';\n";
+$child->pump until $child_out =~ /child inserted|ERROR/;
+unlike($child_out, qr/ERROR/, 'key share: the child row went in, its check did not wait');
+
+release_key($ctl_k);
+$wait_k->[0]->finish;
+is(${ $wait_k->[2] }, '', 'key share: the update succeeded');
+my $del = bg('DELETE FROM k /* deleter_k */ WHERE client = 4 AND x = 2');
+waits_on('deleter_k', 'transactionid');
+$child_in .= "COMMIT; SELECT 'child committed';\n";
+$child->pump until $child_out =~ /child committed/;
+$del->[0]->finish;
+like(${ $del->[2] }, qr/violates foreign key constraint/,
+	"key share: the DELETE waited for the child's transaction, then failed on the key");
+$child_in .= "\\q\n";
+$child->finish;
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FROM kc WHERE NOT EXISTS (SELECT 1 FROM k WHERE k.client = kc.client AND k.x = kc.x)}),
+	'0', 'key share: no orphan');
+is($node->safe_psql('postgres', "SELECT tag FROM k WHERE client = 4 AND x = 2"), 'updated_k',
+	'key share: the row has its new version');
+checks('k', 'key share');
+
+$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u; VACUUM k');
 checks('m', 'map, after VACUUM');
 checks('p', 'pool, after VACUUM');
 checks('u', 'update, after VACUUM');
+checks('k', 'key share, after VACUUM');
 
 $node->stop;
 done_testing();

@@ -505,6 +505,35 @@ _bh_set_xmax(HeapTupleHeader htup, TransactionId xmax, uint16 infomask,
 	HeapTupleHeaderSetXmax(htup, xmax);
 }
 
+/*
+ * The xmax an update gives the new version, from the old version's header
+ * old: the lockers that remain on the old one (key-share lockers of a
+ * non-key update), not the update itself -- none if there were none, or
+ * if the update waited for them all and none remains (no_lockers).
+ */
+static void
+_bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
+					 TransactionId *xmax, uint16 *infomask, uint16 *infomask2)
+{
+	if ((old->t_infomask & HEAP_XMAX_INVALID) ||
+		HEAP_LOCKED_UPGRADED(old->t_infomask) || no_lockers)
+		*xmax = InvalidTransactionId;
+	else
+		*xmax = HeapTupleHeaderGetRawXmax(old);
+	if (!TransactionIdIsValid(*xmax))
+	{
+		*infomask = HEAP_XMAX_INVALID;
+		*infomask2 = 0;
+	}
+	else if (old->t_infomask & HEAP_XMAX_IS_MULTI)
+		_bh_multi_hint_bits(*xmax, infomask, infomask2);
+	else
+	{
+		*infomask = HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_LOCK_ONLY;
+		*infomask2 = 0;
+	}
+}
+
 /* Refuse a tuple that cannot fit on an empty page. */
 static void
 _bh_check_tuple_size(Relation rel, Size len)
@@ -1031,6 +1060,8 @@ _bh_update(Relation rel, ItemPointer otid, HeapTuple newtup, CommandId cid,
 	bool		new_is_new = false;
 	Size		pagefree,
 				newtupsize;
+	TransactionId xmax_lock = InvalidTransactionId;	/* set while the page
+													 * was let go */
 	BlinkamXLogState *state;
 	Page		oldpage,
 				newpage;
@@ -1173,29 +1204,10 @@ l2:
 						 &xmax_old_tuple, &infomask_old_tuple,
 						 &infomask2_old_tuple);
 
-	/*
-	 * The new version inherits the lockers that remain (key-share lockers
-	 * of a non-key update), not our update.
-	 */
-	if ((oldtup.t_data->t_infomask & HEAP_XMAX_INVALID) ||
-		HEAP_LOCKED_UPGRADED(oldtup.t_data->t_infomask) ||
-		(checked_lockers && !locker_remains))
-		xmax_new_tuple = InvalidTransactionId;
-	else
-		xmax_new_tuple = HeapTupleHeaderGetRawXmax(oldtup.t_data);
-	if (!TransactionIdIsValid(xmax_new_tuple))
-	{
-		infomask_new_tuple = HEAP_XMAX_INVALID;
-		infomask2_new_tuple = 0;
-	}
-	else if (oldtup.t_data->t_infomask & HEAP_XMAX_IS_MULTI)
-		_bh_multi_hint_bits(xmax_new_tuple, &infomask_new_tuple,
-							&infomask2_new_tuple);
-	else
-	{
-		infomask_new_tuple = HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_LOCK_ONLY;
-		infomask2_new_tuple = 0;
-	}
+	/* The new version inherits the lockers that remain, not our update. */
+	_bh_new_version_xmax(oldtup.t_data, checked_lockers && !locker_remains,
+						 &xmax_new_tuple, &infomask_new_tuple,
+						 &infomask2_new_tuple);
 
 	newtup->t_data->t_infomask &= ~HEAP_XACT_MASK;
 	newtup->t_data->t_infomask2 &= ~HEAP2_XACT_MASK;
@@ -1217,7 +1229,6 @@ l2:
 
 	if (need_toast || newtupsize > pagefree)
 	{
-		TransactionId xmax_lock;
 		uint16		infomask_lock,
 					infomask2_lock;
 
@@ -1268,6 +1279,41 @@ l2:
 	}
 	else
 		newbuf = buf;
+
+	/*
+	 * While the page was let go, a FOR KEY SHARE locker may have joined our
+	 * lock on the old version: that mode does not conflict with a non-key
+	 * update's, so the locker did not wait, and the old version's xmax is
+	 * now a MultiXact of our lock and its (a new one: a MultiXact never
+	 * changes).  The xmax values computed before the window would drop
+	 * its lock from both versions -- the row lock a foreign key check
+	 * takes on the referenced row, so a DELETE of the new version would
+	 * not wait for the check's transaction.  (heap_update, in PostgreSQL
+	 * 15, drops it so.)  Recompute both from what the old version holds
+	 * now, as for an update of a row we had locked ourselves: the old
+	 * version gets the lockers and our update, the new one the lockers
+	 * (our own lock among them, harmless: the new version is ours).
+	 * Both pages are locked, nothing is registered yet: an error here
+	 * leaves our lock-only xmax, which our abort voids.  Test: t/024
+	 * case 4.
+	 */
+	if (TransactionIdIsValid(xmax_lock))
+	{
+		HeapTupleHeader now = _bh_page_tuple(page, offnum);
+
+		if (HeapTupleHeaderGetRawXmax(now) != xmax_lock)
+		{
+			_bh_compute_new_xmax(HeapTupleHeaderGetRawXmax(now),
+								 now->t_infomask, now->t_infomask2,
+								 xid, *lockmode, true,
+								 &xmax_old_tuple, &infomask_old_tuple,
+								 &infomask2_old_tuple);
+			_bh_new_version_xmax(now, false, &xmax_new_tuple,
+								 &infomask_new_tuple, &infomask2_new_tuple);
+			_bh_set_xmax(heaptup->t_data, xmax_new_tuple, infomask_new_tuple,
+						 infomask2_new_tuple);
+		}
+	}
 
 	/*
 	 * One record: the new version and the old version's xmax and forward
