@@ -13,7 +13,10 @@
 #   3. as 1, for an UPDATE whose new row version needs another page (its
 #      own page is locked with the one it found, in block order);
 #   4. a foreign key check's FOR KEY SHARE lock taken on the row while such
-#      an UPDATE is held there: the update must keep it.
+#      an UPDATE is held there: the update must keep it;
+#   5. a backend holding a full hot page queued for the extension lock
+#      (its free space map record creates the map) behind the held
+#      extender: nobody deadlocks.
 # In both the insert must put its row on a page with room (not fail, not
 # overfill the page it found), and the table and its index must check.
 #
@@ -267,11 +270,52 @@ is($node->safe_psql('postgres', "SELECT tag FROM k WHERE client = 4 AND x = 2"),
 	'key share: the row has its new version');
 checks('k', 'key share');
 
-$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u; VACUUM k');
+# 5. A holder of a page lock queued for the extension lock, behind a
+# backend held inside it: a full hot page records its free space while
+# still locked, and the free space map's first record creates its fork
+# under the table's extension lock.  The extender must finish without
+# the hot page (no existing page is locked under the extension lock), and
+# so must the hot page's holder and an insert waiting for that page.
+$node->safe_psql('postgres', q{
+CREATE TABLE h (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX h_x ON h USING blink (client, x);
+SET blinkam.enable_pools = off;
+SET blinkam.hot_insert_pages = 1;
+INSERT INTO h } . rows(4, 'old_h', 4));
+is($node->safe_psql('postgres',
+		"SELECT pg_relation_size('h') / 8192, pg_relation_size('h', 'fsm')"),
+	'1|0', 'hot: four rows fill the hot page; no free space map yet');
+my $ctl_h = hold_key(351);
+my ($ext_h, $hot_h, $third_h);
+{
+	local $ENV{PGOPTIONS} = '-c blinkam.enable_pools=off '
+	  . '-c blinkam.debug_pause_at=heap_extend_locked -c blinkam.debug_pause_key=351';
+	$ext_h = bg("INSERT INTO h " . rows(1, 'extender_h', 1));
+}
+waits_on('extender_h', 'Extension');
+{
+	local $ENV{PGOPTIONS} = '-c blinkam.enable_pools=off -c blinkam.hot_insert_pages=1';
+	$hot_h = bg("INSERT INTO h " . rows(2, 'hot_h', 1));
+	waits_on('hot_h', 'extend');
+	$third_h = bg("INSERT INTO h " . rows(3, 'third_h', 1));
+}
+$node->poll_query_until('postgres', q{
+	SELECT wait_event IS NOT NULL FROM pg_stat_activity
+	 WHERE query LIKE '%third_h%' AND pid <> pg_backend_pid()})
+  or die 'the third insert does not wait';
+release_key($ctl_h);
+$_->[0]->finish for ($ext_h, $hot_h, $third_h);
+is(${ $ext_h->[2] } . ${ $hot_h->[2] } . ${ $third_h->[2] }, '',
+	'hot: the extender, the hot page holder and the insert behind it all succeeded');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '7', 'hot: every row is there');
+checks('h', 'hot');
+
+$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u; VACUUM k; VACUUM h');
 checks('m', 'map, after VACUUM');
 checks('p', 'pool, after VACUUM');
 checks('u', 'update, after VACUUM');
 checks('k', 'key share, after VACUUM');
+checks('h', 'hot, after VACUUM');
 
 $node->stop;
 done_testing();
