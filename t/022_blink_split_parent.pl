@@ -13,7 +13,9 @@
 #      back: s1 starts its ascent over and puts N's downlink in the right
 #      place (blink_check checks every downlink against its child).
 # Both end with every split finished, the same answers through the index
-# as without it, and blink_check.
+# as without it, and blink_check.  Cases 3 and 4 (below): a writer that
+# must split L again while s1 is held waits for s1's ascent, and finishes
+# the split itself only once s1 is gone.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -130,6 +132,66 @@ for my $case (1, 2)
 	$_->[0]->finish for ($s1, $s2);
 	is(${ $s1->[2] } . ${ $s2->[2] }, '', "$t: s1 and s2 succeeded");
 	check_index($t, $case == 2 ? '8003' : '8002', $t);
+}
+
+# 3 and 4.  A writer that must split a leaf whose last split has no
+# downlink yet gets that split finished first -- and if a live backend is
+# finishing it (registered in the split registry), it waits for that
+# backend instead of finishing it alongside.  s1 splits the full leaf L
+# of key 20000 and is held before its ascent; s2 then fills L until it must split
+# again (keys ten apart leave nine gaps each; deferred inserts off, so
+# each key goes in alone, in order).  s2 must wait (wait event Extension,
+# the registry's condition variable) without finishing s1's split:
+#   3. s1 goes on: its ascent puts the downlink, s2 wakes and splits L;
+#   4. s1 is cancelled where it is held: its split is left unfinished,
+#      its registry entry goes with its abort, and s2, woken, finishes it
+#      (incomplete_splits_finished) and then splits L.
+for my $case (3, 4)
+{
+	my $t = "p$case";
+	$node->safe_psql('postgres', qq(
+CREATE TABLE $t (k int) WITH (autovacuum_enabled = off);
+INSERT INTO $t SELECT 10 * g FROM generate_series(1, 4000) g;
+CREATE INDEX ${t}_k ON $t USING blink (k) WITH (fillfactor = 100);
+SELECT blinkam_reset_stats();
+));
+	my $lblk = leaf_items("${t}_k", 'b', "i.key = '(20000)'");
+	hold(320 + $case);
+	my $s1 = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = "
+		  . (320 + $case) . "; INSERT INTO $t VALUES (20001) /* s1 */");
+	paused('/* s1 */');
+	is($node->safe_psql('postgres', "SELECT incomplete_splits FROM blink_tree_stats('${t}_k')"),
+		'1', "$t: s1 split L and waits before its ascent");
+	my $low = leaf_items("${t}_k", q{min(btrim(i.key, '()')::int)}, "b = $lblk");
+	my $high = $node->safe_psql('postgres', qq(
+SELECT btrim(key, '()') FROM blink_page_items('${t}_k', $lblk) WHERE is_highkey));
+	ok($high > $low, "$t: L keeps [$low, $high)");
+	my $s2 = bg("SET blinkam.defer_inserts = off; INSERT INTO $t SELECT g FROM generate_series("
+		  . ($low + 1) . ", " . ($high - 1) . ") g WHERE g % 10 <> 0 /* s2 */");
+	waits_on('/* s2 */', 'Extension');
+	is(counter('incomplete_splits_finished'), '0', "$t: s2 waits for s1, not finishing its split");
+
+	if ($case == 3)
+	{
+		let_go(320 + $case);
+		$_->[0]->finish for ($s1, $s2);
+		is(${ $s1->[2] } . ${ $s2->[2] }, '', "$t: s1 and s2 succeeded");
+		is(counter('incomplete_splits_finished'), '0', "$t: s1 finished its own split");
+	}
+	else
+	{
+		$node->safe_psql('postgres', q{
+SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+ WHERE query LIKE '%/* s1 */%' AND pid <> pg_backend_pid()});
+		$_->[0]->finish for ($s1, $s2);
+		like(${ $s1->[2] }, qr/canceling statement due to user request/, "$t: s1 was cancelled");
+		is(${ $s2->[2] }, '', "$t: s2 succeeded");
+		is(counter('incomplete_splits_finished'), '1', "$t: s2 finished the split s1 left");
+		let_go(320 + $case);
+	}
+	ok(counter('splits') >= 2, "$t: s2 split L again");
+	my $s2rows = grep { $_ % 10 != 0 } ($low + 1 .. $high - 1);
+	check_index($t, 4000 + $s2rows + ($case == 3 ? 1 : 0), $t);
 }
 
 $ctl_in .= "\\q\n";
