@@ -28,6 +28,9 @@
 #      published while it wrote its record on the page in another record
 #      (the first record's waiters have their TIDs meanwhile); one that
 #      fails there hands that round back.
+#  11. a speculative insertion (ON CONFLICT) holding the hot page serves
+#      its waiters, then loses the race for its key: its tuple is killed,
+#      the waiters' rows stay.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -479,6 +482,55 @@ is($node->safe_psql('postgres', q(SELECT string_agg(k::text, ' ' ORDER BY k) FRO
 is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
 	'case 10b: the failed holder woke its waiter');
 check_table('b10', 'case 10b');
+
+# --- 11. a speculative insertion (INSERT ... ON CONFLICT) as the holder:
+#         it does not publish, but holding the hot page (its session's
+#         target page, after a plain insert there) it serves the waiters
+#         in its record.  Then it loses the race for its key -- held
+#         before its index insertion (insert_start), another session
+#         inserts and commits the same key -- and its tuple is killed.
+#         The waiters' rows, in the same record, must stay, each at the
+#         TID its owner was given.
+$node->safe_psql('postgres', q(
+CREATE TABLE b11 (k int, pad text) USING blinkheap;
+CREATE UNIQUE INDEX b11_k ON b11 USING blink (k);
+INSERT INTO b11 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+my $ctl11 = hold_key(83);
+$a = bg("INSERT INTO b11 VALUES (11000, 'warm'); "
+	  . "SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = insert_start; "
+	  . "SET blinkam.debug_pause_key = 83; "
+	  . "INSERT INTO b11 VALUES (11007, 'spec') ON CONFLICT DO NOTHING /* spec holder */");
+$node->poll_query_until('postgres', q{
+	SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%/* spec holder */%'
+	   AND state = 'active' AND pid <> pg_backend_pid()})
+  or die 'the speculative holder did not start';
+sleep(1);
+@w = map { waiter('b11', "$_, 'w'") } 11001, 11002;
+wait_for_waiters('b11', 2);
+paused('/* spec holder */');
+is(counter('blinkheap_batched_inserts'), '2', "case 11: the speculative holder put both waiters' rows on its page");
+$node->safe_psql('postgres', "INSERT INTO b11 VALUES (11007, 'rival')");
+release_key($ctl11);
+$_->[0]->finish for ($a, @w);
+is(${ $a->[2] } . ${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'case 11: the holder and both waiters succeeded');
+is($node->safe_psql('postgres', 'SELECT pad FROM b11 WHERE k = 11007'), 'rival',
+	'case 11: the rival kept the key, the speculative insertion did nothing');
+is(at_tid('b11', $w[0]) . ' ' . at_tid('b11', $w[1]), '11001 11002', "case 11: each waiter's TID names its row");
+my $blk11 = $node->safe_psql('postgres', q(SELECT (ctid::text::point)[0] FROM b11 WHERE k = 11001));
+is($node->safe_psql('postgres', qq(
+	SELECT count(*) FROM blinkheap_page_items('b11', $blk11) WHERE t_xmin = '0')), '1',
+	"case 11: the killed speculative tuple is on the waiters' page");
+is($node->safe_psql('postgres', q(SELECT count(*) FROM b11 WHERE k BETWEEN 11000 AND 11009)), '4',
+	'case 11: warm, two waiters, rival');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'case 11: the holder woke its waiters');
+check_table('b11', 'case 11');
+is($node->safe_psql('postgres', "SELECT blink_check('b11_k', true)"), '', 'case 11: blink_check');
+$node->safe_psql('postgres', 'VACUUM b11');
+check_table('b11', 'case 11, after VACUUM');
+is($node->safe_psql('postgres', "SELECT blink_check('b11_k', true)"), '', 'case 11: blink_check after VACUUM');
 
 $node->stop;
 done_testing();
