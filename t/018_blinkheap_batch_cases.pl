@@ -31,6 +31,9 @@
 #  11. a speculative insertion (ON CONFLICT) holding the hot page serves
 #      its waiters, then loses the race for its key: its tuple is killed,
 #      the waiters' rows stay.
+#  12. a waiter that published after its announced holder left, with
+#      the page held by a reader that wakes nobody: it withdraws and
+#      waits for the page lock, never sleeping on its slot.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -531,6 +534,41 @@ is($node->safe_psql('postgres', "SELECT blink_check('b11_k', true)"), '', 'case 
 $node->safe_psql('postgres', 'VACUUM b11');
 check_table('b11', 'case 11, after VACUUM');
 is($node->safe_psql('postgres', "SELECT blink_check('b11_k', true)"), '', 'case 11: blink_check after VACUUM');
+
+# --- 12. the page held by a locker that is not an announced inserter
+#         when a waiter has already published: a waiter that saw an
+#         announced holder (it is held at batch_publish, after that check)
+#         publishes only after that holder is gone and a reader holds the
+#         page in share mode (blinkheap_page_items held at
+#         page_items_locked), whose release wakes nobody.  It must not
+#         sleep on its slot: it finds no announced holder, withdraws and
+#         waits for the page lock itself, then inserts its row.
+$node->safe_psql('postgres', q(
+CREATE TABLE b12 (k int, pad text) USING blinkheap;
+INSERT INTO b12 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+my $ctl12w = hold_key(84);
+my $ctl12r = hold_key(85);
+$a = start_holder("SET blinkam.debug_batch_delay = 2000;", 'b12', "12000, 'h'");
+$b = waiter('b12', "12001, 'pub'",
+	'SET blinkam.debug_pause_at = batch_publish; SET blinkam.debug_pause_key = 84;');
+paused("12001, ''pub''");
+$a->[0]->finish;
+is(${ $a->[2] }, '', 'case 12: the announced holder finished');
+my $blk12 = $node->safe_psql('postgres', q(SELECT (ctid::text::point)[0] FROM b12 WHERE k = 12000));
+$c = bg("SET blinkam.debug_pause_at = page_items_locked; SET blinkam.debug_pause_key = 85; "
+	  . "SELECT count(*) FROM blinkheap_page_items('b12', $blk12) /* reader */");
+paused('/* reader */');
+release_key($ctl12w);
+waits_on("12001, ''pub''", 'BufferContent');
+release_key($ctl12r);
+$_->[0]->finish for ($b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', 'case 12: the waiter and the reader succeeded');
+is(at_tid('b12', $b), '12001', "case 12: the waiter's TID names its row");
+is(counter('batch_sleeps') . ' ' . counter('batch_wait_timeouts') . ' ' . counter('blinkheap_batched_inserts'),
+	'0 0 0', 'case 12: it never slept on its slot and inserted its row itself');
+check_table('b12', 'case 12');
 
 $node->stop;
 done_testing();

@@ -94,8 +94,9 @@ typedef enum BlinkamPausePoint
 									 * leaf's right sibling has let its leaf
 									 * go, not yet looked at the sibling's
 									 * wait list */
-	BLINKAM_PAUSE_PAGE_ITEMS_LOCKED,	/* blink_page_items holds its page in
-										 * share mode; it then lets it go
+	BLINKAM_PAUSE_PAGE_ITEMS_LOCKED,	/* blink_page_items or
+										 * blinkheap_page_items holds its page
+										 * in share mode; it then lets it go
 										 * without a look at the wait list, as
 										 * PostgreSQL's own page writes do */
 	BLINKAM_PAUSE_HINT_PINNED,	/* an insert has chosen its leaf by a leaf

@@ -41,6 +41,7 @@
 #include "utils/fmgroids.h"
 #include "utils/snapmgr.h"
 
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 PG_FUNCTION_INFO_V1(blinkheap_check);
@@ -627,6 +628,14 @@ blinkheap_page_items(PG_FUNCTION_ARGS)
 			nulls[3] = nulls[4] = nulls[5] = nulls[6] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+
+	/*
+	 * tests: held here with the page in share mode, it stands for any
+	 * locker of a blinkheap page that is not an announced inserter (a
+	 * scan, PostgreSQL writing the page out): it lets the page go without
+	 * a look at the batch wait list (batch.c, "Announced holders")
+	 */
+	blinkam_debug_pause(BLINKAM_PAUSE_PAGE_ITEMS_LOCKED);
 	UnlockReleaseBuffer(buf);
 	relation_close(rel, AccessShareLock);
 	return (Datum) 0;
