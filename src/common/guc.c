@@ -86,6 +86,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_woken", BLINKAM_PAUSE_BATCH_WOKEN, false},
 	{"heap_extend_locked", BLINKAM_PAUSE_HEAP_EXTEND_LOCKED, false},
 	{"heap_extend_found", BLINKAM_PAUSE_HEAP_EXTEND_FOUND, false},
+	{"csn_entry_busy", BLINKAM_PAUSE_CSN_ENTRY_BUSY, false},
 	{NULL, 0, false}
 };
 

@@ -111,11 +111,15 @@ typedef enum BlinkamPausePoint
 										 * table's extension lock, before it
 										 * counts the inserts queued for it
 										 * and extends (waits by polling) */
-	BLINKAM_PAUSE_HEAP_EXTEND_FOUND /* a blinkheap insert that waited for the
-									 * extension lock found a block number in
-									 * the map or the pool and let the lock
-									 * go; it holds no buffer lock and has
-									 * not yet claimed the page */
+	BLINKAM_PAUSE_HEAP_EXTEND_FOUND,	/* a blinkheap insert that waited for
+										 * the extension lock found a block
+										 * number in the map or the pool and
+										 * let the lock go; it holds no buffer
+										 * lock and has not yet claimed the
+										 * page */
+	BLINKAM_PAUSE_CSN_ENTRY_BUSY	/* a committing blinkheap writer has
+									 * claimed its CSN map entry (marked busy)
+									 * and not yet written it */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -275,6 +275,8 @@ csn_map_store(FullTransactionId fxid, TransactionId top, uint64 csn)
 	}
 	if (old != 0 && old != U64FromFullTransactionId(fxid))
 		blinkam_count(BLINKAM_COUNTER_CSN_MAP_EVICTIONS, 1);
+	/* tests: the entry is busy; a reader must take it for a miss */
+	blinkam_debug_pause(BLINKAM_PAUSE_CSN_ENTRY_BUSY);
 	e->csn = csn;
 	e->top = top;
 	pg_write_barrier();
