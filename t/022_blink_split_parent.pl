@@ -37,13 +37,16 @@ BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
 # Leaves filled to the brim (fillfactor 100) under one internal root: an
-# insert of an odd key into any leaf's range splits that leaf.
+# insert of a key between two others into any leaf's range splits that
+# leaf.  Keys $step apart, $n of them (2 and 8000 unless given).
 sub setup_table
 {
-	my ($t) = @_;
+	my ($t, $step, $n) = @_;
+	$step //= 2;
+	$n //= 8000;
 	$node->safe_psql('postgres', qq(
 CREATE TABLE $t (k int) WITH (autovacuum_enabled = off);
-INSERT INTO $t SELECT 2 * g FROM generate_series(1, 8000) g;
+INSERT INTO $t SELECT $step * g FROM generate_series(1, $n) g;
 CREATE INDEX ${t}_k ON $t USING blink (k) WITH (fillfactor = 100);
 SELECT blinkam_reset_stats();
 ));
@@ -75,6 +78,19 @@ sub let_go
 	$ctl->pump until $ctl_out =~ /let go $key/;
 }
 
+# s1: an insert of key into t that splits its leaf L and is held before
+# the ascent (split_parent, advisory key $key, which the caller holds).
+sub split_held
+{
+	my ($t, $key, $value) = @_;
+	my $s1 = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = "
+		  . "$key; INSERT INTO $t VALUES ($value) /* s1 */");
+	paused('/* s1 */');
+	is($node->safe_psql('postgres', "SELECT incomplete_splits FROM blink_tree_stats('${t}_k')"),
+		'1', "$t: s1 split L and waits before its ascent");
+	return $s1;
+}
+
 # Every split finished, the index agrees with the table, blink_check.
 sub check_index
 {
@@ -99,11 +115,7 @@ for my $case (1, 2)
 	ok($low > 2 && $low < 8000, "$t: the leaf L of key 8000 starts at $low, not the first leaf");
 	hold(300 + $case);
 	hold(310 + $case);
-	my $s1 = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = "
-		  . (300 + $case) . "; INSERT INTO $t VALUES (8001) /* s1 */");
-	paused('/* s1 */');
-	is($node->safe_psql('postgres', "SELECT incomplete_splits FROM blink_tree_stats('${t}_k')"),
-		'1', "$t: s1 split L and waits before its ascent");
+	my $s1 = split_held($t, 300 + $case, 8001);
 	my $s2 = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = "
 		  . (310 + $case) . "; INSERT INTO $t VALUES (" . ($low + 1) . ") /* s2 */");
 	paused('/* s2 */');
@@ -138,8 +150,8 @@ for my $case (1, 2)
 # downlink yet gets that split finished first -- and if a live backend is
 # finishing it (registered in the split registry), it waits for that
 # backend instead of finishing it alongside.  s1 splits the full leaf L
-# of key 20000 and is held before its ascent; s2 then fills L until it must split
-# again (keys ten apart leave nine gaps each; deferred inserts off, so
+# of key 20000 and is held before its ascent; s2 then fills L until it
+# must split again (keys ten apart leave nine gaps each; deferred inserts off, so
 # each key goes in alone, in order).  s2 must wait (wait event Extension,
 # the registry's condition variable) without finishing s1's split:
 #   3. s1 goes on: its ascent puts the downlink, s2 wakes and splits L;
@@ -149,19 +161,10 @@ for my $case (1, 2)
 for my $case (3, 4)
 {
 	my $t = "p$case";
-	$node->safe_psql('postgres', qq(
-CREATE TABLE $t (k int) WITH (autovacuum_enabled = off);
-INSERT INTO $t SELECT 10 * g FROM generate_series(1, 4000) g;
-CREATE INDEX ${t}_k ON $t USING blink (k) WITH (fillfactor = 100);
-SELECT blinkam_reset_stats();
-));
+	setup_table($t, 10, 4000);
 	my $lblk = leaf_items("${t}_k", 'b', "i.key = '(20000)'");
 	hold(320 + $case);
-	my $s1 = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = "
-		  . (320 + $case) . "; INSERT INTO $t VALUES (20001) /* s1 */");
-	paused('/* s1 */');
-	is($node->safe_psql('postgres', "SELECT incomplete_splits FROM blink_tree_stats('${t}_k')"),
-		'1', "$t: s1 split L and waits before its ascent");
+	my $s1 = split_held($t, 320 + $case, 20001);
 	my $low = leaf_items("${t}_k", q{min(btrim(i.key, '()')::int)}, "b = $lblk");
 	my $high = $node->safe_psql('postgres', qq(
 SELECT btrim(key, '()') FROM blink_page_items('${t}_k', $lblk) WHERE is_highkey));
