@@ -13,7 +13,9 @@
 # Writes $TAG.csv and $TAG-summary.txt (TPS and ratios to heap_btree) to
 # $OUT (default /tmp/out).  CKPT=S issues a CHECKPOINT every S seconds
 # during each run (PostgreSQL then writes the hot pages while clients wait
-# for them).
+# for them).  JOBS sets pgbench's threads (default 16, at most one per
+# client): heap with no index waits on the client from 128 clients on with
+# 16 threads (bench/results/manycore-20261126c.md).
 set -u
 D=$(pwd)/.dev
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -67,7 +69,7 @@ for c in $CLIENTS; do
 		q -d bench -c "DROP TABLE IF EXISTS measure" -f "$f" -c "CHECKPOINT" -c "SELECT blinkam_reset_stats()" >/dev/null || { log "schema $cfg failed"; continue; }
 		opts=$(sed -n 's/^-- pgoptions: //p' "$f")
 		l0=$(q -d bench -c "SELECT pg_current_wal_insert_lsn()")
-		j=$(( c < 16 ? c : 16 ))
+		j=$(( c < ${JOBS:-16} ? c : ${JOBS:-16} ))
 		rm -f $W/done
 		(sleep 2; while [ ! -f $W/done ]; do q -d bench -c "SELECT coalesce(wait_event_type||':'||wait_event,'CPU') FROM pg_stat_activity WHERE application_name='pgbench' AND state='active'"; sleep 0.1; done) >$W/waits 2>/dev/null &
 		sp=$!
