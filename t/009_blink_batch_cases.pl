@@ -1,6 +1,8 @@
-# Cooperative batch inserts, forced interleavings.  A holder made to keep
-# the leaf (blinkam.debug_batch_delay) lets other inserters publish their
-# tuples while it holds it; then:
+# Cooperative batch inserts, forced interleavings.  A holder held with the
+# leaf locked before it claims what was published for it
+# (blinkam.debug_pause_at = batch_before_claim, until the test lets its
+# advisory key go) lets other inserters publish their tuples while it
+# holds it; then:
 #   1. it inserts them in its batch, and they return without the lock;
 #   2. a waiter cancelled while published (statement_timeout) withdraws,
 #      and its tuple is never inserted;
@@ -25,6 +27,10 @@
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
 #   also show as a long wait).
+# A session has one pause point: the cases whose holder must also be held
+# at a later point (3d, 7c, 8b, 11, 11b) keep it on the leaf for a time
+# instead (blinkam.debug_batch_delay), and are the only ones whose order
+# depends on timing.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -51,9 +57,27 @@ $node->start;
 BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
-# Start a holder: an INSERT (after its SET lines) that keeps the leaf for
-# a while; return once it is running and has had time to reach the page.
+# Start a holder: an INSERT (after its SET lines) held with its leaf
+# locked before it claims what was published there (batch_before_claim,
+# pause key pkey, which this takes first); returns (holder, key) once it
+# is held there.  release_key(key) lets it go on.  Nothing may need that
+# leaf meanwhile: the holder keeps its lock, interrupts held off.
 sub start_holder
+{
+	my ($pkey, $sets, $table, $value) = @_;
+	my $k = hold_key($pkey);
+	my $h = bg("SET blinkam.debug_pause_at = batch_before_claim; "
+		  . "SET blinkam.debug_pause_key = $pkey; $sets INSERT INTO $table VALUES ($value)");
+	paused("debug_pause_key = $pkey;");
+	return ($h, $k);
+}
+
+# Start a holder whose SET lines keep its leaf for a time
+# (blinkam.debug_batch_delay), for the cases whose holder must be held at
+# another pause point later; return once it is running and has had time
+# to reach the page.  Timing: the leaf is locked only once the holder has
+# got there, and only for the delay.
+sub start_delayed_holder
 {
 	my ($sets, $table, $value) = @_;
 	my $h = bg("$sets INSERT INTO $table VALUES ($value)");
@@ -65,19 +89,29 @@ sub start_holder
 	return $h;
 }
 
-# A holder of h1 (after its SET lines) inserting key, and two waiters
-# inserting key + 1 and key + 2 with their last-resort timeout raised (a
-# wake-up that does not come shows as a 60 s wait); returns (holder,
-# waiter, waiter) once both waiters have published.
-sub holder_and_two_waiters
+# Two waiters inserting key + 1 and key + 2 into h1 with their
+# last-resort timeout raised (a wake-up that does not come shows as a
+# 60 s wait); returns them once both have published.
+sub two_waiters
 {
-	my ($sets, $key) = @_;
-	my $h = start_holder($sets, 'h1', $key);
+	my ($key) = @_;
 	my @w = map {
 		bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h1 VALUES ("
 			  . ($key + $_) . ")")
 	} 1, 2;
 	wait_for_waiters('h1', 2);
+	return @w;
+}
+
+# A holder of h1 (after its SET lines) inserting key, held (pause key pkey)
+# until two_waiters have published; returns (holder, waiter, waiter) once
+# it has been let go.
+sub holder_and_two_waiters
+{
+	my ($pkey, $sets, $key) = @_;
+	my ($h, $k) = start_holder($pkey, $sets, 'h1', $key);
+	my @w = two_waiters($key);
+	release_key($k);
 	return ($h, @w);
 }
 
@@ -95,10 +129,11 @@ CREATE INDEX h1_k ON h1 USING blink (k);
 INSERT INTO h1 SELECT generate_series(1, 100);
 SELECT blinkam_reset_stats();
 ));
-my $a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h1', "1000");
+my ($a, $k) = start_holder(141, '', 'h1', "1000");
 my $b = bg("INSERT INTO h1 VALUES (1001)");
 my $c = bg("INSERT INTO h1 VALUES (1002)");
 wait_for_waiters('h1', 2);
+release_key($k);
 $_->[0]->finish for ($a, $b, $c);
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
 is(counter('batched_inserts'), '2', "the holder inserted both waiters' tuples");
@@ -107,14 +142,18 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k >= 1000'), '3',
 is(entries('h1_k', '(1001)') . entries('h1_k', '(1002)'), '11', 'each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
 
-# --- 2. a waiter cancelled while published
+# --- 2. a waiter cancelled while published: both waiters publish while
+#        the holder is held; the one with a statement_timeout times out and
+#        returns before the holder is let go
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'h1', "2000");
-$b = bg("SET statement_timeout = '500ms'; INSERT INTO h1 VALUES (2001)");
+($a, $k) = start_holder(142, '', 'h1', "2000");
+$b = bg("SET statement_timeout = '2s'; INSERT INTO h1 VALUES (2001)");
 $c = bg("INSERT INTO h1 VALUES (2002)");
+wait_for_waiters('h1', 2);
 $b->[0]->finish;
 like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
 	'the published waiter was cancelled');
+release_key($k);
 $_->[0]->finish for ($a, $c);
 is(counter('batched_inserts'), '1', 'only the remaining waiter was batched');
 is(entries('h1_k', '(2001)'), '0', "the cancelled waiter's tuple was never inserted");
@@ -126,12 +165,11 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #        collecting them (in_batch), or when its record fails to be
 #        written (batch_record: the claimed waiters would otherwise wait
 #        for good; they wait 60 s before retrying on their own)
-for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
+for my $case ([ 'in_batch', 3000, 143 ], [ 'batch_record', 3300, 144 ])
 {
-	my ($stop, $base) = @$case;
+	my ($stop, $base, $pkey) = @$case;
 	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-	($a, $b, $c) = holder_and_two_waiters(
-		"SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = $stop;", $base);
+	($a, $b, $c) = holder_and_two_waiters($pkey, "SET blinkam.debug_stop_at = $stop;", $base);
 	$_->[0]->finish for ($a, $b, $c);
 	like(${ $a->[2] }, qr/stopping at $stop/, "$stop: the holder failed");
 	is(${ $b->[2] } . ${ $c->[2] }, '', "$stop: both waiters still succeeded");
@@ -150,8 +188,7 @@ for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
 # --- 3b. a holder whose session does not batch: it serves nobody, but its
 #        release hands the waiters back, awake
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-($a, $b, $c) = holder_and_two_waiters(
-	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;", 3500);
+($a, $b, $c) = holder_and_two_waiters(145, "SET blinkam.batch_inserts = off;", 3500);
 $_->[0]->finish for ($a, $b, $c);
 is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', 'holder and waiters succeeded');
 # (the first waiter woken takes the page and may serve the other)
@@ -162,9 +199,8 @@ is(entries('h1_k', '(3501)') . entries('h1_k', '(3502)'), '11', 'each entry once
 # --- 3c. the same holder fails before its record: the error releases the
 #        leaf without _blink_unlock; the abort wakes the waiters
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-($a, $b, $c) = holder_and_two_waiters(
-	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
-	  . "SET blinkam.debug_stop_at = in_batch;", 3600);
+($a, $b, $c) = holder_and_two_waiters(146,
+	"SET blinkam.batch_inserts = off; SET blinkam.debug_stop_at = in_batch;", 3600);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed');
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
@@ -179,11 +215,14 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #        That waiter is woken only once the whole list is back: woken at
 #        once, it could insert and look at the list at its own release
 #        before the other was back, and nobody would wake that one.
+#        (The session's one pause point is the release's, so the holder
+#        keeps the leaf for a time, debug_batch_delay, while the waiters
+#        publish: timing.)
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 my $k77 = hold_key(77);
-($a, $b, $c) = holder_and_two_waiters(
-	"SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
-	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;", 3700);
+$a = start_delayed_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;", 'h1', 3700);
+($b, $c) = two_waiters(3700);
 paused('drain_pushed_back');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
 	  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO h1 %'"),
@@ -247,10 +286,8 @@ SELECT blinkam_reset_stats();
 ));
 is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('h4_t')"), '1',
 	'one leaf, nearly full');
-# (twelve psql processes must publish, one after another, within the
-# holder's delay: 12 s leaves room on a loaded 2-core machine, where 3 s
-# once did not for twelve started at once)
-$a = start_holder("SET blinkam.debug_batch_delay = 12000;", 'h4', "lpad('1000', 200, '0')");
+# (the holder is held until all twelve have published, one after another)
+($a, $k) = start_holder(147, '', 'h4', "lpad('1000', 200, '0')");
 my @w;
 for my $i (1 .. 12)
 {
@@ -258,6 +295,7 @@ for my $i (1 .. 12)
 		  . "INSERT INTO h4 VALUES (lpad('" . (1000 + $i) . "', 200, '0'))");
 	wait_for_waiters('h4', $i);
 }
+release_key($k);
 $_->[0]->finish for ($a, @w);
 is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
 ok(counter('batched_inserts') > 0, 'some tuples went into the batch');
@@ -281,11 +319,12 @@ CREATE UNIQUE INDEX h5_k ON h5 USING blink (k);
 INSERT INTO h5 SELECT generate_series(1, 100);
 SELECT blinkam_reset_stats();
 ));
-$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'h5', "1000");
+($a, $k) = start_holder(148, '', 'h5', "1000");
 $b = bg("INSERT INTO h5 VALUES (500)");
 $c = bg("INSERT INTO h5 VALUES (500)");
 my $d = bg("INSERT INTO h5 VALUES (501)");
 wait_for_waiters('h5', 3);
+release_key($k);
 $_->[0]->finish for ($a, $b, $c, $d);
 my @errs = grep { ${ $_->[2] } =~ /duplicate key value violates unique constraint "h5_k"/ } ($b, $c);
 is(scalar(@errs), 1, 'exactly one of the two same-key waiters got the unique violation');
@@ -311,10 +350,11 @@ CREATE INDEX r6_k ON r6 USING blink (k);
 INSERT INTO r6 SELECT generate_series(1, 100);
 SELECT blinkam_reset_stats();
 ));
-$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r6', "1000");
+($a, $k) = start_holder(149, '', 'r6', "1000");
 $b = bg("INSERT INTO r6 SELECT generate_series(1001, 1010)");
 $c = bg("INSERT INTO r6 VALUES (1011)");
 wait_for_waiters('r6', 2);
+release_key($k);
 $_->[0]->finish for ($a, $b, $c);
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters succeeded');
 is(counter('batched_inserts'), '11', "the holder inserted the run's ten tuples and the single one");
@@ -467,7 +507,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('r7b_k', true)"), '', '7b: b
 #             111), so descents for keys right of L's high key still land
 #             on L;
 #           v holds R for its own insert (batch_before_claim, key 114);
-#           z holds L (debug_batch_delay) while w's flush of 5011 5013
+#           z holds L (debug_batch_delay: its one pause point is the
+#             next one, so a time, not a key) while w's flush of 5011 5013
 #             lands on L, finds it busy and publishes there;
 #           z forwards w's run to R and, having let L go, stops before it
 #             looks at R's wait list (batch_forwarded, key 113); then it
@@ -493,7 +534,7 @@ $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 114; "
 	  . "INSERT INTO r7c VALUES (5014) /* v7c */");
 paused('/* v7c */');
-$z = start_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_forwarded; "
+$z = start_delayed_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_forwarded; "
 	  . "SET blinkam.debug_pause_key = 113;", 'r7c', '7 /* z7c */');
 $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 115; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
@@ -525,7 +566,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('r7c_k', true)"), '', '7c: b
 
 # --- 7d. the same forward, but w is cancelled while it holds no pin, its
 #         run still published for R (batch_follow): it withdraws before
-#         the error leaves, and R's holder finds nothing to take
+#         the error leaves, and R's holder finds nothing to take.  z holds
+#         L (batch_before_claim, key 122) until w has published there.
 $node->safe_psql('postgres', q(
 CREATE TABLE r7d (k bigint);
 INSERT INTO r7d SELECT 10 * g FROM generate_series(1, 300) g;
@@ -539,10 +581,12 @@ $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 124; "
 	  . "INSERT INTO r7d VALUES (5014) /* v7d */");
 paused('/* v7d */');
-$z = start_holder("SET blinkam.debug_batch_delay = 5000;", 'r7d', '7 /* z7d */');
+($z, $k) = start_holder(122, '', 'r7d', '7 /* z7d */');
 $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 125; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r7d VALUES (5013), (5011) /* w7d */");
+waiting('/* w7d */');
+release_key($k);
 paused('/* w7d */');
 $z->[0]->finish;
 $node->safe_psql('postgres',
@@ -574,9 +618,10 @@ SELECT blinkam_reset_stats();
 ));
 is($node->safe_psql('postgres', "SELECT leaf_pages FROM blink_tree_stats('r8_t')"), '1',
 	'one leaf, nearly full');
-$a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'r8', "lpad('1000', 200, '0')");
+($a, $k) = start_holder(150, '', 'r8', "lpad('1000', 200, '0')");
 $b = bg("INSERT INTO r8 SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g");
 wait_for_waiters('r8', 1);
+release_key($k);
 $_->[0]->finish for ($a, $b);
 is(${ $b->[2] }, '', 'the waiter succeeded');
 is(counter('batch_partial'), '1', 'its run was taken in part');
@@ -595,7 +640,9 @@ is($node->safe_psql('postgres', "SELECT blink_check('r8_t', true)"), '', 'blink_
 #         claimed (batch_checked, key 131): the claim cannot be withdrawn;
 #         the holder takes the part that fits and defers the rest, and the
 #         owner, cancelled or not, must count that part as in -- none of
-#         its entries may go in twice
+#         its entries may go in twice.  (The holder's one pause point is
+#         batch_checked, so it keeps the leaf for a time, debug_batch_delay,
+#         while the run is published: timing.)
 $node->safe_psql('postgres', q(
 CREATE TABLE r8b (t text);
 CREATE INDEX r8b_t ON r8b USING blink (t) WITH (fillfactor = 100);
@@ -603,7 +650,7 @@ INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
 SELECT blinkam_reset_stats();
 ));
 my $k131 = hold_key(131);
-$a = start_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_checked; "
+$a = start_delayed_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_checked; "
 	  . "SET blinkam.debug_pause_key = 131;", 'r8b', "lpad('1000', 200, '0')");
 $b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g /* w8b */");
@@ -634,14 +681,17 @@ else
 }
 is($node->safe_psql('postgres', "SELECT blink_check('r8b_t', true)"), '', '8b: blink_check');
 
-# --- 9. a waiter cancelled while its run is published: none of it goes in
+# --- 9. a waiter cancelled while its run is published: none of it goes
+#        in (as in 2, it times out and returns before the holder goes on)
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'r6', "3000");
-$b = bg("SET statement_timeout = '500ms'; INSERT INTO r6 SELECT generate_series(3001, 3010)");
+($a, $k) = start_holder(151, '', 'r6', "3000");
+$b = bg("SET statement_timeout = '2s'; INSERT INTO r6 SELECT generate_series(3001, 3010)");
 $c = bg("INSERT INTO r6 SELECT generate_series(3011, 3020)");
+wait_for_waiters('r6', 2);
 $b->[0]->finish;
 like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
 	'the published waiter was cancelled');
+release_key($k);
 $_->[0]->finish for ($a, $c);
 is(${ $c->[2] }, '', 'the other waiter succeeded');
 is(counter('batched_inserts') . ' ' . counter('batched_runs'), '10 1',
@@ -655,11 +705,11 @@ is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_
 # --- 10. the holder errors out after claiming two runs: both are handed
 #         back whole, and their owners insert them
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = in_batch;",
-	'r6', "4000");
+($a, $k) = start_holder(152, "SET blinkam.debug_stop_at = in_batch;", 'r6', "4000");
 $b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO r6 SELECT generate_series(4001, 4010)");
 $c = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO r6 SELECT generate_series(4011, 4020)");
 wait_for_waiters('r6', 2);
+release_key($k);
 $_->[0]->finish for ($a, $b, $c);
 like(${ $a->[2] }, qr/stopping at in_batch/, 'the holder failed mid-batch');
 is(${ $b->[2] } . ${ $c->[2] }, '', 'both waiters still succeeded');
@@ -679,10 +729,13 @@ is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_
 #         the waiter of its first record has already returned (woken
 #         before the pause, it never needs the leaf; its last resort is
 #         10 min), and a waiter that publishes meanwhile is served by the
-#         second record, never taking the leaf.
+#         second record, never taking the leaf.  The first waiter must
+#         publish before the holder's first claim, and the session's one
+#         pause point is batch_round: the holder keeps the leaf for a time
+#         before that claim (debug_batch_delay: timing).
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $k78 = hold_key(78);
-$a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+$a = start_delayed_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78;",
 	'h1', 5000);
 $b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5001)");
@@ -711,7 +764,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #          owner inserts them; the first record's waiter stays in
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $k78 = hold_key(78);
-$a = start_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+$a = start_delayed_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78; "
 	  . "SET blinkam.debug_stop_at = in_round;",
 	'h1', 5100);
@@ -771,7 +824,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('h12_k', true)"), '', 'blink
 #         -- the woken one still comes to the leaf.  batch_lost_wakeups
 #         must tell the two apart.  The holder does not batch, so its
 #         release wakes the first waiter of the leaf, v: the list is a
-#         stack and v published last.
+#         stack and v published last.  The holder is held
+#         (batch_before_claim, key 133) until v has published.
 $node->safe_psql('postgres', q(
 CREATE TABLE h13 (k bigint);
 CREATE INDEX h13_k ON h13 USING blink (k);
@@ -779,8 +833,7 @@ INSERT INTO h13 SELECT generate_series(1, 10);
 SELECT blinkam_reset_stats();
 ));
 my $k132 = hold_key(132);
-$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000;",
-	'h13', '11');
+($a, $k) = start_holder(133, "SET blinkam.batch_inserts = off;", 'h13', '11');
 $b = bg("SET blinkam.debug_batch_wait_timeout = '200ms'; INSERT INTO h13 VALUES (12) /* w13 */");
 $node->poll_query_until('postgres',
 	"SELECT value >= 1 FROM blinkam_stats() WHERE name = 'batch_wait_timeouts'")
@@ -788,8 +841,9 @@ $node->poll_query_until('postgres',
 $c = bg("SET blinkam.debug_pause_at = batch_woken; SET blinkam.debug_pause_key = 132; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h13 VALUES (13) /* v13 */");
 waiting('/* v13 */');
+release_key($k);
 paused('/* v13 */');
-$b->[0]->finish;
+$_->[0]->finish for ($a, $b);
 is(${ $a->[2] } . ${ $b->[2] }, '', '13: the holder and the waiter that timed out succeeded');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
 	  WHERE wait_event = 'advisory' AND query LIKE '%/* v13 */%'"),

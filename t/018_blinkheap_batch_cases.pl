@@ -1,7 +1,8 @@
 # Cooperative batch inserts on blinkheap's hot insert page, forced
-# interleavings.  A holder made to keep the page (blinkam.debug_batch_delay,
-# between its own tuple and its record) lets other inserters find it locked
-# and publish their rows; then:
+# interleavings.  A holder held with the page locked, between its own tuple
+# and its record (blinkam.debug_pause_at = batch_before_claim, its key held
+# by the test), lets other inserters find it locked and publish their rows;
+# the test lets it go once they wait.  Then:
 #   1. it puts them on the page in its record; each waiter's RETURNING ctid
 #      names the row it inserted;
 #   2. a waiter cancelled while published (statement_timeout) withdraws:
@@ -34,6 +35,9 @@
 #  12. a waiter that published after its announced holder left, with
 #      the page held by a reader that wakes nobody: it withdraws and
 #      waits for the page lock, never sleeping on its slot.
+# The holders of cases 2b, 10 and 10b are held at another pause point (a
+# session has one), so what keeps their page while their first waiter
+# publishes is a delay (blinkam.debug_batch_delay): those are timed.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -65,9 +69,26 @@ $node->start;
 BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
-# Start a holder: a one-row INSERT (after its SET lines) that keeps the
-# table's hot page; return once it is running and has had time to get it.
+# Start a holder: a one-row INSERT (after its SET lines) held at
+# batch_before_claim -- the table's hot page locked, its own tuple on the
+# page copy, nothing claimed -- by advisory lock key, held here.  Returns
+# the holder and the key's handle: release_key lets the holder go on.
 sub start_holder
+{
+	my ($sets, $table, $value, $key) = @_;
+	my $ctl = hold_key($key);
+	my $h = bg("SET blinkam.debug_pause_at = batch_before_claim; "
+		  . "SET blinkam.debug_pause_key = $key; $sets "
+		  . "INSERT INTO $table VALUES ($value) /* holder */");
+	paused('/* holder */');
+	return ($h, $ctl);
+}
+
+# A holder kept on the page by a delay instead (blinkam.debug_batch_delay
+# in its SET lines), for the cases whose holder has its pause point
+# elsewhere: return once it is running and has had a second to get the
+# page.  Timed: its waiters must publish within the delay.
+sub start_delayed_holder
 {
 	my ($sets, $table, $value) = @_;
 	my $h = bg("$sets INSERT INTO $table VALUES ($value) /* holder */");
@@ -112,9 +133,10 @@ CREATE INDEX b1_k ON b1 USING blink (k);
 INSERT INTO b1 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
-my $a = start_holder("SET blinkam.debug_batch_delay = 3000;", 'b1', "1000, 'h'");
+my ($a, $ctl1) = start_holder('', 'b1', "1000, 'h'", 71);
 my @w = map { waiter('b1', "$_, 'w'") } 1001, 1002;
 wait_for_waiters('b1', 2);
+release_key($ctl1);
 $_->[0]->finish for ($a, @w);
 is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'both waiters succeeded');
 is(counter('blinkheap_batched_inserts') . ' ' . counter('blinkheap_batches'), '2 1',
@@ -130,18 +152,22 @@ is(counter('batch_wait_timeouts'), '0', 'no waiter was left to its timeout');
 check_table('b1', 'case 1');
 is($node->safe_psql('postgres', "SELECT blink_check('b1_k', true)"), '', 'case 1: blink_check');
 
-# --- 2. a waiter cancelled while published
+# --- 2. a waiter cancelled while published: its statement_timeout ends
+#        its wait before the holder is let go
 $node->safe_psql('postgres', q(
 CREATE TABLE b2 (k int, pad text) USING blinkheap;
 INSERT INTO b2 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
-$a = start_holder("SET blinkam.debug_batch_delay = 4000;", 'b2', "2000, 'h'");
-my $b = bg("SET statement_timeout = '500ms'; INSERT INTO b2 VALUES (2001, 'cancelled')");
+($a, my $ctl2) = start_holder('', 'b2', "2000, 'h'", 72);
+my $b = bg("SET statement_timeout = '2s'; INSERT INTO b2 VALUES (2001, 'cancelled')");
 my $c = waiter('b2', "2002, 'w'");
+waiting('cancelled');
+waiting('VALUES (2002,');
 $b->[0]->finish;
 like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
 	'the published waiter was cancelled');
+release_key($ctl2);
 $_->[0]->finish for ($a, $c);
 is(${ $c->[2] }, '', 'the other waiter succeeded');
 is(counter('blinkheap_batched_inserts'), '1', 'only the remaining waiter was batched');
@@ -157,10 +183,14 @@ check_table('b2', 'case 2');
 #         holder's answer and only then takes the cancel -- its row is on
 #         the page exactly once, dead with its aborted transaction.  The
 #         holder is held at batch_checked, its waiter's row claimed and
-#         added to its page copy, its record not yet written.
+#         added to its page copy, its record not yet written.  That being
+#         its pause point, what keeps its page until the waiter has
+#         published is a delay (start_delayed_holder), so this case is
+#         timed: a waiter that misses it is not claimed, and paused()
+#         fails.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-my $ctl2 = hold_key(77);
-$a = start_holder("SET blinkam.debug_batch_delay = 3000; "
+$ctl2 = hold_key(77);
+$a = start_delayed_holder("SET blinkam.debug_batch_delay = 3000; "
 	  . "SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
 	'b2', "2100, 'h'");
 $b = waiter('b2', "2101, 'claimed'");
@@ -202,10 +232,10 @@ for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
 	my ($stop, $base) = @$case;
 	my ($w1, $w2) = ($base + 1, $base + 2);
 	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-	$a = start_holder("SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_stop_at = $stop;",
-		'b2', "$base, 'h'");
+	($a, my $ctl3) = start_holder("SET blinkam.debug_stop_at = $stop;", 'b2', "$base, 'h'", 73);
 	@w = map { waiter('b2', "$_, 'w'") } $w1, $w2;
 	wait_for_waiters('b2', 2);
+	release_key($ctl3);
 	$_->[0]->finish for ($a, @w);
 	like(${ $a->[2] }, qr/stopping at $stop/, "$stop: the holder failed");
 	is(${ $w[0]->[2] } . ${ $w[1]->[2] }, '', "$stop: both waiters still succeeded");
@@ -223,7 +253,11 @@ for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
 
 # --- 4. a page with room for some: the rest are handed back and go to
 #        another page
+# (the setup takes no page from the pool: the first page is block 0, not
+# whichever the pool's worker, asked for a refill by the first insert,
+# might have added first)
 $node->safe_psql('postgres', q(
+SET blinkam.enable_pools = off;
 CREATE TABLE b4 (k int, pad text) USING blinkheap;
 INSERT INTO b4 VALUES (1, repeat('x', 900)), (2, repeat('x', 900)), (3, repeat('x', 900)),
 	(4, repeat('x', 900)), (5, repeat('x', 900));
@@ -232,9 +266,10 @@ SELECT blinkam_reset_stats();
 # (rows of 936 bytes: eight fit on a page)
 is($node->safe_psql('postgres', q(SELECT count(*) FROM b4 WHERE ctid < '(1,0)')), '5',
 	'five rows on the hot page, room for three more');
-$a = start_holder("SET blinkam.debug_batch_delay = 8000;", 'b4', "100, repeat('x', 900)");
+($a, my $ctl4) = start_holder('', 'b4', "100, repeat('x', 900)", 74);
 @w = map { waiter('b4', "$_, repeat('x', 900)") } 101 .. 106;
 wait_for_waiters('b4', 6);
+release_key($ctl4);
 $_->[0]->finish for ($a, @w);
 is(join('', map { ${ $_->[2] } } @w), '', 'every waiter succeeded');
 # (the page is full after the holder's record, so a waiter's row on it came
@@ -259,10 +294,11 @@ for my $fail (0, 1)
 {
 	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 	my $base = 5000 + 100 * $fail;
-	$a = start_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
-		  . ($fail ? 'SET blinkam.debug_stop_at = in_batch;' : ''), 'b2', "$base, 'h'");
+	($a, my $ctl5) = start_holder("SET blinkam.batch_inserts = off; "
+		  . ($fail ? 'SET blinkam.debug_stop_at = in_batch;' : ''), 'b2', "$base, 'h'", 75);
 	@w = map { waiter('b2', ($base + $_) . ", 'w'") } 1, 2;
 	wait_for_waiters('b2', 2);
+	release_key($ctl5);
 	$_->[0]->finish for ($a, @w);
 	my $what = $fail ? 'a failing holder that does not batch' : 'a holder that does not batch';
 	if ($fail)
@@ -289,7 +325,10 @@ check_table('b2', 'case 5');
 #        insert that finds the page locked sees no announced holder and
 #        waits for the page lock itself (LWLock BufferContent), not on its
 #        slot, where only its 60 s timeout would end the wait.
+# (VACUUM is held at the first page it locks, block 0: as in case 4, the
+# setup takes no page from the pool, so that its rows are on block 0)
 $node->safe_psql('postgres', q(
+SET blinkam.enable_pools = off;
 CREATE TABLE b6 (k int, pad text) USING blinkheap;
 INSERT INTO b6 VALUES (1, 'x');
 INSERT INTO b6 VALUES (2, 'x');
@@ -426,7 +465,13 @@ check_table('h9', 'case 9');
 #         records (debug_pause_at = batch_round) with the page still
 #         locked: the waiter of its first record has returned already (its
 #         last resort is 10 min), and a waiter that publishes meanwhile is
-#         put on the page by the second record
+#         put on the page by the second record.  batch_round being its pause
+#         point, what keeps its page until the first waiter has published
+#         is a delay (start_delayed_holder), so this case and 10b are timed
+#         (held at batch_before_claim instead, the holder would go through
+#         its first record and its look at the list for a second round
+#         with nothing to hold it, and the second waiter would have to
+#         publish in between)
 my $round_sets = "SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
   . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 82;";
 my $long = "SET blinkam.debug_batch_wait_timeout = '10min';";
@@ -436,7 +481,7 @@ INSERT INTO b10 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
 my $ctl10 = hold_key(82);
-$a = start_holder($round_sets, 'b10', "10000, 'h'");
+$a = start_delayed_holder($round_sets, 'b10', "10000, 'h'");
 $b = waiter('b10', "10001, 'w'", $long);
 wait_for_waiters('b10', 1);
 paused('batch_round');
@@ -467,7 +512,7 @@ check_table('b10', 'case 10');
 #          it on the page itself; the first record's waiter keeps its row
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $ctl10 = hold_key(82);
-$a = start_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'");
+$a = start_delayed_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'");
 $b = waiter('b10', "10101, 'w'", $long);
 wait_for_waiters('b10', 1);
 paused('batch_round');
@@ -489,34 +534,36 @@ check_table('b10', 'case 10b');
 # --- 11. a speculative insertion (INSERT ... ON CONFLICT) as the holder:
 #         it does not publish, but holding the hot page (its session's
 #         target page, after a plain insert there) it serves the waiters
-#         in its record.  Then it loses the race for its key -- held
-#         before its index insertion (insert_start), another session
-#         inserts and commits the same key -- and its tuple is killed.
-#         The waiters' rows, in the same record, must stay, each at the
-#         TID its owner was given.
+#         in its record.  Then it loses the race for its key, and its
+#         tuple is killed: a rival insert of the same key, held before its
+#         index insertion (insert_start), has its row on the page but no
+#         index entry yet, so the holder's check for a conflict finds none;
+#         with the holder held (batch_before_claim), the rival inserts its
+#         entry and commits, and the holder, let go, meets that entry at
+#         its own index insertion.  The waiters' rows, in the same record,
+#         must stay, each at the TID its owner was given.
 $node->safe_psql('postgres', q(
 CREATE TABLE b11 (k int, pad text) USING blinkheap;
 CREATE UNIQUE INDEX b11_k ON b11 USING blink (k);
 INSERT INTO b11 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
+my $ctl11r = hold_key(86);
+my $r = bg("SET blinkam.debug_pause_at = insert_start; SET blinkam.debug_pause_key = 86; "
+	  . "INSERT INTO b11 VALUES (11007, 'rival') /* rival */");
+paused('/* rival */');
 my $ctl11 = hold_key(83);
 $a = bg("INSERT INTO b11 VALUES (11000, 'warm'); "
-	  . "SET blinkam.debug_batch_delay = 3000; SET blinkam.debug_pause_at = insert_start; "
-	  . "SET blinkam.debug_pause_key = 83; "
+	  . "SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 83; "
 	  . "INSERT INTO b11 VALUES (11007, 'spec') ON CONFLICT DO NOTHING /* spec holder */");
-$node->poll_query_until('postgres', q{
-	SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%/* spec holder */%'
-	   AND state = 'active' AND pid <> pg_backend_pid()})
-  or die 'the speculative holder did not start';
-sleep(1);
+paused('/* spec holder */');
 @w = map { waiter('b11', "$_, 'w'") } 11001, 11002;
 wait_for_waiters('b11', 2);
-paused('/* spec holder */');
-is(counter('blinkheap_batched_inserts'), '2', "case 11: the speculative holder put both waiters' rows on its page");
-$node->safe_psql('postgres', "INSERT INTO b11 VALUES (11007, 'rival')");
+release_key($ctl11r);
+$r->[0]->finish;
 release_key($ctl11);
 $_->[0]->finish for ($a, @w);
+is(counter('blinkheap_batched_inserts'), '2', "case 11: the speculative holder put both waiters' rows on its page");
 is(${ $a->[2] } . ${ $w[0]->[2] } . ${ $w[1]->[2] }, '', 'case 11: the holder and both waiters succeeded');
 is($node->safe_psql('postgres', 'SELECT pad FROM b11 WHERE k = 11007'), 'rival',
 	'case 11: the rival kept the key, the speculative insertion did nothing');
@@ -550,10 +597,11 @@ SELECT blinkam_reset_stats();
 ));
 my $ctl12w = hold_key(84);
 my $ctl12r = hold_key(85);
-$a = start_holder("SET blinkam.debug_batch_delay = 2000;", 'b12', "12000, 'h'");
+($a, my $ctl12h) = start_holder('', 'b12', "12000, 'h'", 87);
 $b = waiter('b12', "12001, 'pub'",
 	'SET blinkam.debug_pause_at = batch_publish; SET blinkam.debug_pause_key = 84;');
 paused("12001, ''pub''");
+release_key($ctl12h);
 $a->[0]->finish;
 is(${ $a->[2] }, '', 'case 12: the announced holder finished');
 my $blk12 = $node->safe_psql('postgres', q(SELECT (ctid::text::point)[0] FROM b12 WHERE k = 12000));

@@ -79,9 +79,12 @@ sub hold_key
 {
 	my ($key) = @_;
 	my ($in, $out) = ('', '');
+	# (a timeout, as in bg: a control session that never answers fails
+	# the test instead of hanging it)
 	my $h = IPC::Run::start(
 		[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-		'<', \$in, '>', \$out);
+		'<', \$in, '>', \$out,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
 	$in .= "SELECT pg_advisory_lock($key), 'held';\n";
 	$h->pump until $out =~ /held/;
 	return [ $h, \$in, $key ];
