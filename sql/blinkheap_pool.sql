@@ -1,7 +1,9 @@
 --
 -- blinkheap insert pages from the page pools: once a table has run out of
 -- room, the worker adds pages ahead of need and inserts take them
--- instead of extending the table themselves.
+-- instead of extending the table themselves.  A table smaller than a new
+-- pool's first refill (twice blinkam.pool_leaf_low pages) takes none: it
+-- grows as heap does.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS blinkam;
@@ -25,7 +27,19 @@ BEGIN
 	RETURN 0;
 END $$;
 
--- the first extension creates the pool and asks for a refill
+-- a small table has no pool: three pages of rows, and no pool page added
+-- (a pool asked for by the first insert would have made it 19 pages)
+CREATE TABLE ps (id int, pad text) USING blinkheap;
+INSERT INTO ps SELECT i, repeat('s', 200) FROM generate_series(1, 100) i;
+INSERT INTO ps VALUES (101, 'one more row, in a statement of its own');
+SELECT count(*) AS small_table_pools FROM blinkam_pools() WHERE index = 'ps'::regclass;
+SELECT pg_relation_size('ps') / 8192 < 2 * current_setting('blinkam.pool_leaf_low')::int
+	AS smaller_than_a_refill;
+SELECT blinkheap_check('ps');
+DROP TABLE ps;
+
+-- once the table has that many pages, its next extension creates the
+-- pool and asks for a refill
 INSERT INTO pb SELECT i, repeat('x', 200) FROM generate_series(1, 2000) i;
 INSERT INTO ph SELECT * FROM pb;
 SELECT pool_pages('pb') > 0 AS pool_filled;

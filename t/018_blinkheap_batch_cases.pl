@@ -253,11 +253,7 @@ for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
 
 # --- 4. a page with room for some: the rest are handed back and go to
 #        another page
-# (the setup takes no page from the pool: the first page is block 0, not
-# whichever the pool's worker, asked for a refill by the first insert,
-# might have added first)
 $node->safe_psql('postgres', q(
-SET blinkam.enable_pools = off;
 CREATE TABLE b4 (k int, pad text) USING blinkheap;
 INSERT INTO b4 VALUES (1, repeat('x', 900)), (2, repeat('x', 900)), (3, repeat('x', 900)),
 	(4, repeat('x', 900)), (5, repeat('x', 900));
@@ -325,10 +321,7 @@ check_table('b2', 'case 5');
 #        insert that finds the page locked sees no announced holder and
 #        waits for the page lock itself (LWLock BufferContent), not on its
 #        slot, where only its 60 s timeout would end the wait.
-# (VACUUM is held at the first page it locks, block 0: as in case 4, the
-# setup takes no page from the pool, so that its rows are on block 0)
 $node->safe_psql('postgres', q(
-SET blinkam.enable_pools = off;
 CREATE TABLE b6 (k int, pad text) USING blinkheap;
 INSERT INTO b6 VALUES (1, 'x');
 INSERT INTO b6 VALUES (2, 'x');

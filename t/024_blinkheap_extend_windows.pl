@@ -174,29 +174,36 @@ is(per_block('m', 20), full_blocks(20), 'map: no page holds more than it can');
 checks('m', 'map');
 
 # 2. A page from the pool, recorded in the map by VACUUM and filled from
-# there before the waiter claims it.
+# there before the waiter claims it.  A table takes pages from a pool once
+# it has as many as a new pool's first refill (twice blinkam.pool_leaf_low,
+# 16): 64 rows fill blocks 0-15 first.
 $node->safe_psql('postgres', q{
 CREATE TABLE p (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
 CREATE INDEX p_x ON p USING blink (client, x);
-});
+SET blinkam.enable_pools = off;
+INSERT INTO p } . rows(0, 'old_p', 64));
+is(pages('p'), 16, 'pool: 64 rows fill 16 pages');
+is($node->safe_psql('postgres', "SELECT count(*) FROM blinkam_pools() WHERE index = 'p'::regclass"),
+	'0', 'pool: none yet');
 my $ctl_p = hold_key(312);
 my $taken = counter('pool_pages_taken');
-my $wait_p = extender_and_waiter('p', 'on', 311, 312, 0);
+my $wait_p = extender_and_waiter('p', 'on', 311, 312, 16);
 is(counter('pool_pages_taken') - $taken, 1, 'pool: the waiter took its block number from the pool');
 
-# VACUUM records the zero pages -- the waiter's and the 19 still pooled --
-# and the extender's page in the map; 83 rows fill them all.
+# VACUUM records the zero pages -- the waiter's and the 19 still pooled,
+# blocks 16-35 -- and the extender's page, 36, in the map; 83 rows fill
+# them all.
 $node->safe_psql('postgres', 'VACUUM p');
-fill('p', 'pool', 83, 21, 21);
+fill('p', 'pool', 83, 37, 37);
 
 # The waiter finds its page full, then the map and the pool offer only
 # full pages (the pool's were filled through the map): it extends.
 my $misses = counter('pool_misses');
-release_waiter($ctl_p, $wait_p, 'pool', 21);
+release_waiter($ctl_p, $wait_p, 'pool', 37);
 is(counter('pool_misses') - $misses, 1, 'pool: it went through the pooled pages, all full');
 is($node->safe_psql('postgres', "SELECT count(*) FROM p WHERE tag = 'waiter_p'"), '1',
 	'pool: its row is there once');
-is(per_block('p', 21), full_blocks(21), 'pool: no page holds more than it can');
+is(per_block('p', 37), full_blocks(37), 'pool: no page holds more than it can');
 checks('p', 'pool');
 
 # 3. The same window for an UPDATE whose new row version does not fit on
