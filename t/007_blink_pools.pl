@@ -1,6 +1,6 @@
 # Page pools: splits take preallocated pages that the worker refills under
 # load; pages left in a pool by a crash come back through VACUUM; a pool
-# slot of a dropped index is reused.
+# slot of a dropped index is reused; a small index has none.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -103,6 +103,23 @@ is($node->safe_psql('postgres',
 		   FROM blinkam_pools() WHERE index = 'q2_k'::regclass"),
 	"1|t", "after REINDEX one pool for q2_k, on its new relfilenode (old $old_node)");
 is($node->safe_psql('postgres', "SELECT blink_check('q2_k', true)"), '', 'blink_check');
+
+# 5. A small index has no pool: until it has as many pages as a pool's
+#    first refill (twice blinkam.pool_leaf_low), its splits extend it a
+#    page at a time, as btree's do, and it takes no slot.
+$node->safe_psql('postgres', q(
+CREATE TABLE s (k int);
+CREATE INDEX s_b ON s USING blink (k);
+CREATE INDEX s_t ON s (k);
+INSERT INTO s SELECT generate_series(1, 1000);
+));
+is($node->safe_psql('postgres', "SELECT count(*) FROM blinkam_pools() WHERE index = 's_b'::regclass"),
+	'0', 'a small index has no pool');
+is($node->safe_psql('postgres',
+		"SELECT pg_relation_size('s_b') <= pg_relation_size('s_t')
+		    AND pg_relation_size('s_b') / 8192 < 2 * current_setting('blinkam.pool_leaf_low')::int"),
+	't', "and is no bigger than btree's");
+is($node->safe_psql('postgres', "SELECT blink_check('s_b', true)"), '', 'blink_check');
 
 $node->stop;
 done_testing();

@@ -12,6 +12,9 @@
  * internal pages, with separate watermarks so that hot leaves cannot
  * starve the upper levels):
  *
+ *   - an index takes part once it has as many pages as a new pool's first
+ *     refill adds (blinkam_pool_serves); a smaller one extends itself a
+ *     page at a time, as btree does, and has no slot;
  *   - a split takes a block from its index's pool (blinkam_pool_take); when
  *     the pool falls below half its target (at least its low watermark) it
  *     asks for a refill and wakes the worker of its database (through the
@@ -334,6 +337,24 @@ blinkam_pool_applies(Relation rel)
 }
 
 /*
+ * Should rel, which needs a new page, look in a pool for it?  Only if pools
+ * apply to it and it already has as many pages as a new pool's first
+ * refill adds (twice blinkam.pool_leaf_low).  A smaller relation grows a
+ * page at a time, as heap and btree do, and takes no slot: asked for by
+ * the first split or insert, a pool made a small index or table some 20
+ * pages, and gave every small partition of a partitioned table a slot,
+ * recycling the pools of busy relations once blinkam.pool_relations were
+ * taken.  Asked once per new page (a size lookup), before
+ * blinkam_pool_take.
+ */
+bool
+blinkam_pool_serves(Relation rel)
+{
+	return blinkam_pool_applies(rel) &&
+		RelationGetNumberOfBlocks(rel) >= (BlockNumber) (2 * blinkam_pool_leaf_low);
+}
+
+/*
  * Recycle an occupied slot (the pools lock held exclusively): its pages go
  * to the return queue for the worker of its database, which records them
  * in the index's free space map.  Returns that database if it has pages
@@ -388,7 +409,8 @@ recycle_slot(int slot)
 /*
  * Take a preallocated block for a split of rel (a leaf page if leaf), or
  * return InvalidBlockNumber if the pool has none.  Asks for a refill when
- * the pool is low.  The caller claims the block (lock, check new).
+ * the pool is low.  The caller has asked blinkam_pool_serves first, and
+ * claims the block (lock, check new).
  */
 BlockNumber
 blinkam_pool_take(Relation rel, bool leaf)

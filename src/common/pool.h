@@ -25,6 +25,7 @@ extern void blinkam_pool_init(void);
  * taken through the free space map meanwhile).
  */
 extern bool blinkam_pool_applies(Relation rel);
+extern bool blinkam_pool_serves(Relation rel);
 extern BlockNumber blinkam_pool_take(Relation rel, bool leaf);
 
 /* for the workers */

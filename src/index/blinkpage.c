@@ -246,8 +246,9 @@ _blink_try_claim(Relation rel, BlockNumber blkno)
 
 /*
  * Claim a page for a split of a leaf (leaf) or internal page: from the
- * index's page pool, else from the free space map, else by extending the
- * relation.  Returns it pinned and exclusively locked, still all zeroes:
+ * index's page pool (once the index is big enough to have one:
+ * blinkam_pool_serves), else from the free space map, else by extending
+ * the relation.  Returns it pinned and exclusively locked, still all zeroes:
  * the caller initializes it (as a full-image page of its generic WAL
  * record).
  *
@@ -262,18 +263,20 @@ _blink_newpage(Relation rel, bool leaf)
 	BlockNumber blkno;
 	bool		needLock;
 
-	while ((blkno = blinkam_pool_take(rel, leaf)) != InvalidBlockNumber)
+	if (blinkam_pool_serves(rel))
 	{
-		buf = _blink_try_claim(rel, blkno);
-		if (BufferIsValid(buf))
+		while ((blkno = blinkam_pool_take(rel, leaf)) != InvalidBlockNumber)
 		{
-			blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
-			return buf;
+			buf = _blink_try_claim(rel, blkno);
+			if (BufferIsValid(buf))
+			{
+				blinkam_count(BLINKAM_COUNTER_POOL_PAGES_TAKEN, 1);
+				return buf;
+			}
+			/* taken through the free space map meanwhile: try the next */
 		}
-		/* taken through the free space map meanwhile: try the next */
-	}
-	if (blinkam_pool_applies(rel))
 		blinkam_count(BLINKAM_COUNTER_POOL_MISSES, 1);
+	}
 
 	while ((blkno = GetFreeIndexPage(rel)) != InvalidBlockNumber)
 	{

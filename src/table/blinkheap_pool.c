@@ -21,12 +21,9 @@
  * and another insert took it from there).
  *
  * A table takes pages from a pool only once it has as many pages as a new
- * pool's first refill adds (twice blinkam.pool_leaf_low: table_pool_applies).
- * Smaller, it grows a page at a time as heap does, or by the pages added
- * ahead for inserts queued on its extension lock.  A pool asked for by the
- * first insert made a one-row table 17 pages, and gave every small
- * partition of a partitioned table a slot of its own among the
- * blinkam.pool_relations, recycling the pools of busy ones.
+ * pool's first refill adds (blinkam_pool_serves, common/pool.c); smaller,
+ * it grows a page at a time as heap does, or by the pages added ahead for
+ * inserts queued on its extension lock.
  *
  * Pages a pool held when the server stopped stay zero pages of the table:
  * scans skip them, VACUUM records them in the free space map (the workers'
@@ -48,7 +45,6 @@
 
 #include "common/counters.h"
 #include "common/pool.h"
-#include "common/settings.h"
 #include "common/shmem.h"
 #include "common/workers.h"
 #include "table/blinkheap.h"
@@ -70,19 +66,6 @@ static const BlinkamRelationKind blinkheap_relation_kind = {
 	.free_pages_recorded = FreeSpaceMapVacuum,
 	.repair_page = NULL,
 };
-
-/*
- * Whether rel takes its new pages from a pool: pools apply to it, and it is
- * no smaller than a new pool's first refill (see the top of this file).
- * Asked only when an insert needs a new page, so the size lookup is not
- * on every row's path.
- */
-static bool
-table_pool_applies(Relation rel)
-{
-	return blinkam_pool_applies(rel) &&
-		RelationGetNumberOfBlocks(rel) >= (BlockNumber) (2 * blinkam_pool_leaf_low);
-}
 
 /*
  * A block number from rel's pool that lies within the table (VACUUM may
@@ -118,7 +101,7 @@ _bh_pool_page(Relation rel, Size need, Size save, Buffer otherBuffer,
 		BufferGetBlockNumber(otherBuffer) : InvalidBlockNumber;
 	BlockNumber blkno;
 
-	if (!table_pool_applies(rel))
+	if (!blinkam_pool_serves(rel))
 		return InvalidBuffer;
 	while ((blkno = pool_block(rel, skip)) != InvalidBlockNumber)
 	{
@@ -156,7 +139,7 @@ _bh_pool_block(Relation rel, BlockNumber skip)
 {
 	BlockNumber blkno;
 
-	if (!table_pool_applies(rel))
+	if (!blinkam_pool_serves(rel))
 		return InvalidBlockNumber;
 	blkno = pool_block(rel, skip);
 
