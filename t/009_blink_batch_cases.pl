@@ -1,7 +1,7 @@
 # Cooperative batch inserts, forced interleavings.  A holder held with the
 # leaf locked before it claims what was published for it
-# (blinkam.debug_pause_at = batch_before_claim, until the test lets its
-# advisory key go) lets other inserters publish their tuples while it
+# (blinkam.debug_pause_also_at = batch_before_claim, until the test lets
+# its advisory key go) lets other inserters publish their tuples while it
 # holds it; then:
 #   1. it inserts them in its batch, and they return without the lock;
 #   2. a waiter cancelled while published (statement_timeout) withdraws,
@@ -27,10 +27,8 @@
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
 #   also show as a long wait).
-# A session has one pause point: the cases whose holder must also be held
-# at a later point (3d, 7c, 8b, 11, 11b) keep it on the leaf for a time
-# instead (blinkam.debug_batch_delay), and are the only ones whose order
-# depends on timing.
+# Cases whose holder is held at a later point too (3d, 7c, 8b, 11, 11b)
+# name that one in blinkam.debug_pause_at, on a key of its own.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -59,34 +57,19 @@ $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
 # Start a holder: an INSERT (after its SET lines) held with its leaf
 # locked before it claims what was published there (batch_before_claim,
-# pause key pkey, which this takes first); returns (holder, key) once it
-# is held there.  release_key(key) lets it go on.  Nothing may need that
-# leaf meanwhile: the holder keeps its lock, interrupts held off.
+# the second pause point, on key pkey, which this takes first; its SET
+# lines may name a later point in blinkam.debug_pause_at); returns
+# (holder, key) once it is held there.  release_key(key) lets it go on.
+# Nothing may need that leaf meanwhile: the holder keeps its lock,
+# interrupts held off.
 sub start_holder
 {
 	my ($pkey, $sets, $table, $value) = @_;
 	my $k = hold_key($pkey);
-	my $h = bg("SET blinkam.debug_pause_at = batch_before_claim; "
-		  . "SET blinkam.debug_pause_key = $pkey; $sets INSERT INTO $table VALUES ($value)");
-	paused("debug_pause_key = $pkey;");
+	my $h = bg("SET blinkam.debug_pause_also_at = batch_before_claim; "
+		  . "SET blinkam.debug_pause_also_key = $pkey; $sets INSERT INTO $table VALUES ($value)");
+	paused_on($pkey);
 	return ($h, $k);
-}
-
-# Start a holder whose SET lines keep its leaf for a time
-# (blinkam.debug_batch_delay), for the cases whose holder must be held at
-# another pause point later; return once it is running and has had time
-# to reach the page.  Timing: the leaf is locked only once the holder has
-# got there, and only for the delay.
-sub start_delayed_holder
-{
-	my ($sets, $table, $value) = @_;
-	my $h = bg("$sets INSERT INTO $table VALUES ($value)");
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%debug_batch_delay%INSERT INTO $table%'
-		   AND state = 'active' AND pid <> pg_backend_pid()")
-	  or die 'holder did not start';
-	sleep(1);
-	return $h;
 }
 
 # Two waiters inserting key + 1 and key + 2 into h1 with their
@@ -215,15 +198,15 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #        That waiter is woken only once the whole list is back: woken at
 #        once, it could insert and look at the list at its own release
 #        before the other was back, and nobody would wake that one.
-#        (The session's one pause point is the release's, so the holder
-#        keeps the leaf for a time, debug_batch_delay, while the waiters
-#        publish: timing.)
+#        (The holder is held before its claim, key 153, until both waiters
+#        have published, then in its release, key 77.)
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 my $k77 = hold_key(77);
-$a = start_delayed_holder("SET blinkam.batch_inserts = off; SET blinkam.debug_batch_delay = 3000; "
+($a, $k) = start_holder(153, "SET blinkam.batch_inserts = off; "
 	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 77;", 'h1', 3700);
 ($b, $c) = two_waiters(3700);
-paused('drain_pushed_back');
+release_key($k);
+paused_on(77);
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
 	  WHERE wait_event_type = 'Extension' AND query LIKE '%INSERT INTO h1 %'"),
 	'2', 'while part of the list is out, no waiter of the page has been woken');
@@ -507,9 +490,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('r7b_k', true)"), '', '7b: b
 #             111), so descents for keys right of L's high key still land
 #             on L;
 #           v holds R for its own insert (batch_before_claim, key 114);
-#           z holds L (debug_batch_delay: its one pause point is the
-#             next one, so a time, not a key) while w's flush of 5011 5013
-#             lands on L, finds it busy and publishes there;
+#           z holds L (batch_before_claim, key 154) while w's flush of
+#             5011 5013 lands on L, finds it busy and publishes there;
 #           z forwards w's run to R and, having let L go, stops before it
 #             looks at R's wait list (batch_forwarded, key 113); then it
 #             looks, and wakes w to take R;
@@ -534,13 +516,14 @@ $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 114; "
 	  . "INSERT INTO r7c VALUES (5014) /* v7c */");
 paused('/* v7c */');
-$z = start_delayed_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_forwarded; "
+($z, $k) = start_holder(154, "SET blinkam.debug_pause_at = batch_forwarded; "
 	  . "SET blinkam.debug_pause_key = 113;", 'r7c', '7 /* z7c */');
 $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 115; "
 	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r7c VALUES (5013), (5011) /* w7c */");
 waiting('/* w7c */');
-paused('/* z7c */');
+release_key($k);
+paused_on(113);
 is(counter('batch_forwarded') . counter('batch_skips') . counter('batched_inserts'), '100',
 	"7c: z forwarded w's run to R, took none of it, handed nothing back");
 release_key($keys7c[1]);
@@ -640,9 +623,8 @@ is($node->safe_psql('postgres', "SELECT blink_check('r8_t', true)"), '', 'blink_
 #         claimed (batch_checked, key 131): the claim cannot be withdrawn;
 #         the holder takes the part that fits and defers the rest, and the
 #         owner, cancelled or not, must count that part as in -- none of
-#         its entries may go in twice.  (The holder's one pause point is
-#         batch_checked, so it keeps the leaf for a time, debug_batch_delay,
-#         while the run is published: timing.)
+#         its entries may go in twice.  (The holder is held before its
+#         claim, key 155, until the run is published.)
 $node->safe_psql('postgres', q(
 CREATE TABLE r8b (t text);
 CREATE INDEX r8b_t ON r8b USING blink (t) WITH (fillfactor = 100);
@@ -650,12 +632,13 @@ INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
 SELECT blinkam_reset_stats();
 ));
 my $k131 = hold_key(131);
-$a = start_delayed_holder("SET blinkam.debug_batch_delay = 5000; SET blinkam.debug_pause_at = batch_checked; "
+($a, $k) = start_holder(155, "SET blinkam.debug_pause_at = batch_checked; "
 	  . "SET blinkam.debug_pause_key = 131;", 'r8b', "lpad('1000', 200, '0')");
 $b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
 	  . "INSERT INTO r8b SELECT lpad(g::text, 200, '0') FROM generate_series(2001, 2009) g /* w8b */");
 waiting('/* w8b */');
-paused('INSERT INTO r8b VALUES');
+release_key($k);
+paused_on(131);
 $node->safe_psql('postgres',
 	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w8b */%'
 	   AND pid <> pg_backend_pid()");
@@ -729,18 +712,18 @@ is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', 'blink_
 #         the waiter of its first record has already returned (woken
 #         before the pause, it never needs the leaf; its last resort is
 #         10 min), and a waiter that publishes meanwhile is served by the
-#         second record, never taking the leaf.  The first waiter must
-#         publish before the holder's first claim, and the session's one
-#         pause point is batch_round: the holder keeps the leaf for a time
-#         before that claim (debug_batch_delay: timing).
+#         second record, never taking the leaf.  The first waiter
+#         publishes while the holder is held before its first claim (key
+#         156).
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $k78 = hold_key(78);
-$a = start_delayed_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+($a, $k) = start_holder(156, "SET blinkam.batch_rounds = 4; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78;",
 	'h1', 5000);
 $b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5001)");
 wait_for_waiters('h1', 1);
-paused('batch_round');
+release_key($k);
+paused_on(78);
 ok($node->poll_query_until('postgres',
 		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%VALUES (5001)%'
 		   AND state = 'active' AND pid <> pg_backend_pid()"),
@@ -764,13 +747,14 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #          owner inserts them; the first record's waiter stays in
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $k78 = hold_key(78);
-$a = start_delayed_holder("SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+($a, $k) = start_holder(157, "SET blinkam.batch_rounds = 4; "
 	  . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 78; "
 	  . "SET blinkam.debug_stop_at = in_round;",
 	'h1', 5100);
 $b = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5101)");
 wait_for_waiters('h1', 1);
-paused('batch_round');
+release_key($k);
+paused_on(78);
 $c = bg("SET blinkam.debug_batch_wait_timeout = '10min'; INSERT INTO h1 VALUES (5102)");
 waiting('VALUES (5102)');
 release_key($k78);

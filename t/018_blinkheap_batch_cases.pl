@@ -1,8 +1,8 @@
 # Cooperative batch inserts on blinkheap's hot insert page, forced
 # interleavings.  A holder held with the page locked, between its own tuple
-# and its record (blinkam.debug_pause_at = batch_before_claim, its key held
-# by the test), lets other inserters find it locked and publish their rows;
-# the test lets it go once they wait.  Then:
+# and its record (blinkam.debug_pause_also_at = batch_before_claim, its key
+# held by the test), lets other inserters find it locked and publish their
+# rows; the test lets it go once they wait.  Then:
 #   1. it puts them on the page in its record; each waiter's RETURNING ctid
 #      names the row it inserted;
 #   2. a waiter cancelled while published (statement_timeout) withdraws:
@@ -35,9 +35,8 @@
 #  12. a waiter that published after its announced holder left, with
 #      the page held by a reader that wakes nobody: it withdraws and
 #      waits for the page lock, never sleeping on its slot.
-# The holders of cases 2b, 10 and 10b are held at another pause point (a
-# session has one), so what keeps their page while their first waiter
-# publishes is a delay (blinkam.debug_batch_delay): those are timed.
+# The holders of cases 2b, 10 and 10b are then held at a later point too,
+# named in blinkam.debug_pause_at on a key of its own.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
 # shows as batch_wait_timeouts.  Every case checks the rows' TIDs, the
 # table (blinkheap_check) and, where there is one, the blink index.
@@ -71,33 +70,19 @@ $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
 # Start a holder: a one-row INSERT (after its SET lines) held at
 # batch_before_claim -- the table's hot page locked, its own tuple on the
-# page copy, nothing claimed -- by advisory lock key, held here.  Returns
-# the holder and the key's handle: release_key lets the holder go on.
+# page copy, nothing claimed -- by advisory lock key, held here (the
+# second pause point: its SET lines may name a later one in
+# blinkam.debug_pause_at).  Returns the holder and the key's handle:
+# release_key lets the holder go on.
 sub start_holder
 {
 	my ($sets, $table, $value, $key) = @_;
 	my $ctl = hold_key($key);
-	my $h = bg("SET blinkam.debug_pause_at = batch_before_claim; "
-		  . "SET blinkam.debug_pause_key = $key; $sets "
+	my $h = bg("SET blinkam.debug_pause_also_at = batch_before_claim; "
+		  . "SET blinkam.debug_pause_also_key = $key; $sets "
 		  . "INSERT INTO $table VALUES ($value) /* holder */");
-	paused('/* holder */');
+	paused_on($key);
 	return ($h, $ctl);
-}
-
-# A holder kept on the page by a delay instead (blinkam.debug_batch_delay
-# in its SET lines), for the cases whose holder has its pause point
-# elsewhere: return once it is running and has had a second to get the
-# page.  Timed: its waiters must publish within the delay.
-sub start_delayed_holder
-{
-	my ($sets, $table, $value) = @_;
-	my $h = bg("$sets INSERT INTO $table VALUES ($value) /* holder */");
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%/* holder */%'
-		   AND state = 'active' AND pid <> pg_backend_pid()")
-	  or die 'holder did not start';
-	sleep(1);
-	return $h;
 }
 
 # A waiter: a one-row insert returning the TID it was given.
@@ -183,18 +168,17 @@ check_table('b2', 'case 2');
 #         holder's answer and only then takes the cancel -- its row is on
 #         the page exactly once, dead with its aborted transaction.  The
 #         holder is held at batch_checked, its waiter's row claimed and
-#         added to its page copy, its record not yet written.  That being
-#         its pause point, what keeps its page until the waiter has
-#         published is a delay (start_delayed_holder), so this case is
-#         timed: a waiter that misses it is not claimed, and paused()
-#         fails.
+#         added to its page copy, its record not yet written (key 77),
+#         after it was held before its claim (key 76) until the waiter
+#         had published.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $ctl2 = hold_key(77);
-$a = start_delayed_holder("SET blinkam.debug_batch_delay = 3000; "
-	  . "SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
-	'b2', "2100, 'h'");
+($a, my $ctl2h) = start_holder("SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
+	'b2', "2100, 'h'", 76);
 $b = waiter('b2', "2101, 'claimed'");
-paused('/* holder */');
+waiting("2101, ''claimed''");
+release_key($ctl2h);
+paused_on(77);
 my $bxid = $node->safe_psql('postgres',
 	q(SELECT backend_xid FROM pg_stat_activity WHERE query LIKE '%2101, ''claimed''%'
 	   AND pid <> pg_backend_pid()));
@@ -458,14 +442,10 @@ check_table('h9', 'case 9');
 #         records (debug_pause_at = batch_round) with the page still
 #         locked: the waiter of its first record has returned already (its
 #         last resort is 10 min), and a waiter that publishes meanwhile is
-#         put on the page by the second record.  batch_round being its pause
-#         point, what keeps its page until the first waiter has published
-#         is a delay (start_delayed_holder), so this case and 10b are timed
-#         (held at batch_before_claim instead, the holder would go through
-#         its first record and its look at the list for a second round
-#         with nothing to hold it, and the second waiter would have to
-#         publish in between)
-my $round_sets = "SET blinkam.batch_rounds = 4; SET blinkam.debug_batch_delay = 3000; "
+#         put on the page by the second record.  Before its first claim
+#         the holder is held (batch_before_claim, key 78; 80 in 10b) until
+#         the first waiter has published.
+my $round_sets = "SET blinkam.batch_rounds = 4; "
   . "SET blinkam.debug_pause_at = batch_round; SET blinkam.debug_pause_key = 82;";
 my $long = "SET blinkam.debug_batch_wait_timeout = '10min';";
 $node->safe_psql('postgres', q(
@@ -474,10 +454,11 @@ INSERT INTO b10 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
 my $ctl10 = hold_key(82);
-$a = start_delayed_holder($round_sets, 'b10', "10000, 'h'");
+($a, my $ctl10h) = start_holder($round_sets, 'b10', "10000, 'h'", 78);
 $b = waiter('b10', "10001, 'w'", $long);
 wait_for_waiters('b10', 1);
-paused('batch_round');
+release_key($ctl10h);
+paused_on(82);
 ok($node->poll_query_until('postgres',
 		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%VALUES (10001,%'
 		   AND state = 'active' AND pid <> pg_backend_pid()"),
@@ -505,10 +486,11 @@ check_table('b10', 'case 10');
 #          it on the page itself; the first record's waiter keeps its row
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $ctl10 = hold_key(82);
-$a = start_delayed_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'");
+($a, $ctl10h) = start_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'", 80);
 $b = waiter('b10', "10101, 'w'", $long);
 wait_for_waiters('b10', 1);
-paused('batch_round');
+release_key($ctl10h);
+paused_on(82);
 $c = waiter('b10', "10102, 'w'", $long);
 waiting('VALUES (10102,');
 release_key($ctl10);

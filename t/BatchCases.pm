@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 
-our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused waits_on);
+our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused paused_on waits_on);
 
 my $node;
 
@@ -102,6 +102,17 @@ sub paused
 {
 	my ($tag) = @_;
 	waits_on($tag, 'advisory');
+}
+
+# Wait until a backend waits at a pause point on advisory key $key (the
+# query text cannot tell two pause points of one session apart).
+sub paused_on
+{
+	my ($key) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+		   AND classid = 0 AND objid = $key AND objsubid = 1 AND pid <> pg_backend_pid()")
+	  or die "nobody waits at a pause point on key $key";
 }
 
 # Wait until the one backend whose query mentions tag waits for event

@@ -54,6 +54,8 @@ int			blinkam_debug_batch_wait_timeout = 100;
 /* Test support: wait at a named point until a lock is free (superuser). */
 int			blinkam_debug_pause_at = BLINKAM_PAUSE_NONE;
 int			blinkam_debug_pause_key = 1;
+int			blinkam_debug_pause_also_at = BLINKAM_PAUSE_NONE;
+int			blinkam_debug_pause_also_key = 2;
 
 static const struct config_enum_entry pause_at_options[] = {
 	{"none", BLINKAM_PAUSE_NONE, false},
@@ -271,6 +273,20 @@ blinkam_define_gucs(void)
 							NULL,
 							&blinkam_debug_pause_key, 1, 0, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("blinkam.debug_pause_also_at",
+							 "A second point where this session waits (for tests).",
+							 "The same as blinkam.debug_pause_at, on its own key "
+							 "blinkam.debug_pause_also_key, so that a test can hold a "
+							 "backend at one point and then at a later one.",
+							 &blinkam_debug_pause_also_at,
+							 BLINKAM_PAUSE_NONE, pause_at_options,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.debug_pause_also_key",
+							"The advisory lock key that blinkam.debug_pause_also_at waits for.",
+							NULL,
+							&blinkam_debug_pause_also_key, 2, 0, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved(BLINKAM_NAME);
 }
@@ -328,7 +344,8 @@ key_held_elsewhere(const LOCKTAG *tag)
 
 /*
  * Wait at a pause point (see blinkam_debug_pause): take the advisory lock
- * blinkam.debug_pause_key in share mode -- the same lock as
+ * blinkam.debug_pause_key (blinkam.debug_pause_also_key for the point
+ * blinkam.debug_pause_also_at names) in share mode -- the same lock as
  * pg_advisory_lock_shared(key) -- and let it go at once.  While another
  * session holds pg_advisory_lock(key), this backend waits here, and
  * isolationtester sees it as blocked by that session.
@@ -349,7 +366,8 @@ void
 blinkam_debug_pause_wait(BlinkamPausePoint point)
 {
 	LOCKTAG		tag;
-	int64		key = blinkam_debug_pause_key;
+	int64		key = blinkam_debug_pause_at == (int) point ?
+		blinkam_debug_pause_key : blinkam_debug_pause_also_key;
 
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (key >> 32), (uint32) key, 1);
 	elog(DEBUG1, "blinkam.debug_pause_at: waiting at %s", pause_at_options[point].name);

@@ -149,15 +149,21 @@ extern int	blinkam_debug_batch_delay;
 extern int	blinkam_debug_batch_wait_timeout;
 extern int	blinkam_debug_pause_at;
 extern int	blinkam_debug_pause_key;
+extern int	blinkam_debug_pause_also_at;
+extern int	blinkam_debug_pause_also_key;
 extern void blinkam_define_gucs(void);
 extern void blinkam_debug_stop(BlinkamStopPoint point);
 extern void blinkam_debug_pause_wait(BlinkamPausePoint point);
 
-/* Wait at a named point if blinkam.debug_pause_at names it (tests only). */
+/*
+ * Wait at a named point if blinkam.debug_pause_at or
+ * blinkam.debug_pause_also_at names it (tests only).
+ */
 static inline void
 blinkam_debug_pause(BlinkamPausePoint point)
 {
-	if (unlikely(blinkam_debug_pause_at == (int) point))
+	if (unlikely(blinkam_debug_pause_at == (int) point ||
+				 blinkam_debug_pause_also_at == (int) point))
 		blinkam_debug_pause_wait(point);
 }
 
