@@ -38,6 +38,26 @@ SELECT pg_relation_size('ps') / 8192 < 2 * current_setting('blinkam.pool_leaf_lo
 SELECT blinkheap_check('ps');
 DROP TABLE ps;
 
+-- a new connection's first insert, with nothing in the free space map,
+-- tries the table's last page before adding one, as heap's does: three
+-- connections inserting a row each leave one page, not three
+CREATE TABLE pl (id int) USING blinkheap;
+CREATE TABLE plh (id int);
+\c
+INSERT INTO pl VALUES (1);
+INSERT INTO plh VALUES (1);
+\c
+INSERT INTO pl VALUES (2);
+INSERT INTO plh VALUES (2);
+\c
+INSERT INTO pl VALUES (3);
+INSERT INTO plh VALUES (3);
+SELECT pg_relation_size('pl') / 8192 AS pages, pg_relation_size('plh') / 8192 AS heap_pages;
+SELECT (SELECT count(*) FROM (TABLE pl EXCEPT ALL TABLE plh) a) +
+       (SELECT count(*) FROM (TABLE plh EXCEPT ALL TABLE pl) b) AS differences;
+SELECT blinkheap_check('pl');
+DROP TABLE pl, plh;
+
 -- once the table has that many pages, its next extension creates the
 -- pool and asks for a refill
 INSERT INTO pb SELECT i, repeat('x', 200) FROM generate_series(1, 2000) i;

@@ -17,6 +17,9 @@
 #   5. a backend holding a full hot page queued for the extension lock
 #      (its free space map record creates the map) behind the held
 #      extender: nobody deadlocks.
+#   6. an UPDATE that lets its just-added page go to lock its own page
+#      first: a new session's first insert, trying the table's last page,
+#      fills it meanwhile.
 # In both the insert must put its row on a page with room (not fail, not
 # overfill the page it found), and the table and its index must check.
 #
@@ -317,12 +320,54 @@ is(${ $ext_h->[2] } . ${ $hot_h->[2] } . ${ $third_h->[2] }, '',
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '7', 'hot: every row is there');
 checks('h', 'hot');
 
-$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u; VACUUM k; VACUUM h');
+# 6. An UPDATE whose new row version needs a new page extends the table
+# and, finding its own page locked by another session (a reader held at
+# page_items_locked, in share mode), lets the new page go to lock its own
+# page first, in block order.  Meanwhile a new session's first insert
+# finds no page in the free space map and tries the table's last page,
+# as heap does: that new page.  It initializes it and fills it.  The
+# update, having relocked it, must find it full and take another page.
+# The update is held inside the extension lock (heap_extend_locked) until
+# the reader has its page.
+$node->safe_psql('postgres', q{
+CREATE TABLE l (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX l_x ON l USING blink (client, x);
+INSERT INTO l } . rows(4, 'old_l', 4));
+is(pages('l'), 1, 'relock: four rows fill the first page');
+my $ctl_l1 = hold_key(361);
+my $ctl_l2 = hold_key(362);
+my ($upd_l, $reader_l);
+{
+	local $ENV{PGOPTIONS} = '-c blinkam.enable_pools=off '
+	  . '-c blinkam.debug_pause_at=heap_extend_locked -c blinkam.debug_pause_key=361';
+	$upd_l = bg(q{UPDATE l /* updater_l */ SET x = 102,
+       pad = (SELECT string_agg(md5((102 + g)::text), '' ORDER BY g) FROM generate_series(1, 55) g)
+ WHERE x = 2 RETURNING (ctid::text::point)[0]});
+}
+waits_on('updater_l', 'Extension');
+$reader_l = bg('SET blinkam.debug_pause_at = page_items_locked; SET blinkam.debug_pause_key = 362; '
+	  . "SELECT count(*) FROM blinkheap_page_items('l', 0) /* reader_l */");
+paused('reader_l');
+release_key($ctl_l1);
+waits_on('updater_l', 'BufferContent');
+is(pages('l'), 2, 'relock: the update added a page and waits for its own');
+$node->safe_psql('postgres', 'INSERT INTO l ' . rows(5, 'new_l', 4));
+is(per_block('l', 2), '0:4 1:4', 'relock: a new session filled the new page, the last one');
+release_key($ctl_l2);
+$_->[0]->finish for ($reader_l, $upd_l);
+is(${ $reader_l->[2] } . ${ $upd_l->[2] }, '', 'relock: the reader and the update succeeded');
+is(${ $upd_l->[1] }, "2\n", 'relock: the new version is on a third page');
+is($node->safe_psql('postgres', "SELECT count(*), sum(x) FROM l WHERE client = 4"), '4|110',
+	'relock: the row has its new version only');
+checks('l', 'relock');
+
+$node->safe_psql('postgres', 'VACUUM m; VACUUM p; VACUUM u; VACUUM k; VACUUM h; VACUUM l');
 checks('m', 'map, after VACUUM');
 checks('p', 'pool, after VACUUM');
 checks('u', 'update, after VACUUM');
 checks('k', 'key share, after VACUUM');
 checks('h', 'hot, after VACUUM');
+checks('l', 'relock, after VACUUM');
 
 $node->stop;
 done_testing();

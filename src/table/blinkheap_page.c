@@ -330,6 +330,23 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 	if (target == InvalidBlockNumber)
 		target = GetPageWithFreeSpace(rel, need + save);
 
+	/*
+	 * A backend's first insert into a table whose free space map knows no
+	 * page (a table that has only grown: pages are recorded there only when
+	 * found full, or by VACUUM) tries the last page before taking a new
+	 * one, as heap does.  Without this, every new connection's first row
+	 * took a page of its own: 30 connections inserting a row each made a
+	 * 42-page table that heap keeps in one.  A last page found too small is
+	 * recorded in the map on the way, like any other.
+	 */
+	if (target == InvalidBlockNumber)
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+
+		if (nblocks > 0)
+			target = nblocks - 1;
+	}
+
 	for (;;)
 	{
 		while (target != InvalidBlockNumber)
@@ -401,9 +418,9 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 		_bh_extend_ahead(rel, strategy);
 
 		/*
-		 * Our own new page, zeroed and locked.  Nobody else can find it
-		 * until we record it somewhere, so we initialize it in our own
-		 * record.
+		 * Our own new page, zeroed and locked: we initialize it in our own
+		 * record.  Another backend can find it only as the table's last
+		 * page (the first try above) and then waits for its lock.
 		 */
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
 								 strategy);
@@ -411,7 +428,11 @@ _bh_get_insert_page(Relation rel, Size len, Buffer otherBuffer,
 
 		if (BufferIsValid(otherBuffer) && !ConditionalLockBuffer(otherBuffer))
 		{
-			/* keep the lock order: the other page has the lower number */
+			/*
+			 * keep the lock order: the other page has the lower number.
+			 * While the new page is let go, an insert that tries the last
+			 * page may take it, even fill it: the check below.
+			 */
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(otherBuffer, BUFFER_LOCK_EXCLUSIVE);
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
