@@ -3,7 +3,7 @@
 # (swap picks which build the next cluster loads).
 set -u
 export MAKEFLAGS=-j$(nproc)
-OUT=${OUT:-/tmp/out}; export OUT
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; export OUT
 D=$(pwd)/.dev
 O2=/tmp/o2; mkdir -p $O2
 T0=$(date +%s)
