@@ -139,6 +139,7 @@ like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
 release_key($k);
 $_->[0]->finish for ($a, $c);
 is(counter('batched_inserts'), '1', 'only the remaining waiter was batched');
+is(counter('batch_withdrawals'), '1', 'the cancelled waiter withdrew its published tuple');
 is(entries('h1_k', '(2001)'), '0', "the cancelled waiter's tuple was never inserted");
 is(entries('h1_k', '(2002)'), '1', "the other waiter's tuple is in once");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k >= 2000'), '2', 'rows');
@@ -585,6 +586,7 @@ $y->[0]->finish;
 is(${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', '7d: z, v and y succeeded');
 is(counter('batch_forwarded') . counter('batched_inserts'), '10',
 	"7d: w's run was forwarded, and nobody took it");
+is(counter('batch_withdrawals'), '1', '7d: w withdrew it as its error left');
 is(leaf_items('r7d_k', q{count(*)}, q{i.key IN ('(5011)', '(5013)')}), '0',
 	"7d: none of w's entries is in the index");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7d'), '602', '7d: rows');
@@ -677,6 +679,7 @@ like(${ $b->[2] }, qr/canceling statement due to statement timeout/,
 release_key($k);
 $_->[0]->finish for ($a, $c);
 is(${ $c->[2] }, '', 'the other waiter succeeded');
+is(counter('batch_withdrawals'), '1', 'the cancelled waiter withdrew its published run');
 is(counter('batched_inserts') . ' ' . counter('batched_runs'), '10 1',
 	"only the other waiter's run was batched");
 is(leaf_items('r6_k', q{count(*)},

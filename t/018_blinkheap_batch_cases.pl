@@ -156,6 +156,7 @@ release_key($ctl2);
 $_->[0]->finish for ($a, $c);
 is(${ $c->[2] }, '', 'the other waiter succeeded');
 is(counter('blinkheap_batched_inserts'), '1', 'only the remaining waiter was batched');
+is(counter('batch_withdrawals'), '1', 'the cancelled waiter withdrew its published row');
 is(at_tid('b2', $c), '2002', "its TID names its row");
 is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2001)), '0',
 	"the cancelled waiter's row is nowhere");
@@ -205,6 +206,7 @@ is($node->safe_psql('postgres', q(SELECT count(*) FROM b2 WHERE k = 2100)), '1',
 	"the holder's row is there");
 is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
 	'the holder woke it');
+is(counter('batch_withdrawals'), '0', 'a claimed waiter does not withdraw');
 check_table('b2', 'case 2b');
 
 # --- 3. the holder errors out after claiming the waiters' rows: while

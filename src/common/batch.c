@@ -614,8 +614,12 @@ batch_withdraw_for_error(BlinkBatchSlot *s)
 	{
 		uint32		expected = SLOT_PENDING;
 
-		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN) ||
-			expected != SLOT_CLAIMED)
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+		{
+			blinkam_count(BLINKAM_COUNTER_BATCH_WITHDRAWALS, 1);
+			break;
+		}
+		if (expected != SLOT_CLAIMED)
 			break;
 		pg_usleep(100L);
 	}
@@ -866,6 +870,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		if (InterruptPending && st == SLOT_PENDING &&
 			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
 		{
+			blinkam_count(BLINKAM_COUNTER_BATCH_WITHDRAWALS, 1);
 			ndone = slot_progress(s, results);
 			pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
 

@@ -57,6 +57,7 @@
 	X(BATCH_REFUSED_RIGHT, "batch_refused_right", "published blink runs a holder stopped taking at an entry that belongs right of its leaf (the leaf split after they were published)") \
 	X(BATCH_REFUSED_ROOM, "batch_refused_room", "published blink runs a holder stopped taking at an entry its leaf had no room for (the leaf must split first)") \
 	X(BATCH_REFUSED_OTHER, "batch_refused_other", "published blink runs a holder stopped taking at an entry whose key a unique index holds already (the waiter judges it) or that an in-place record could not append") \
+	X(BATCH_WITHDRAWALS, "batch_withdrawals", "published slots their waiters took back, cancelled or leaving with an error, before any holder claimed them (their tuples never went in by a holder)") \
 	X(BATCH_LOCK_WAITS, "batch_lock_waits", "inserts into a busy page that ended up waiting for its lock the ordinary way (handed back, no slot, no announced holder) and found it still taken") \
 	X(BATCH_DEFERRED, "batch_deferred", "published runs a holder left published, their owners asleep, for the next holder of its page (no room yet: that one makes room or splits the page)") \
 	X(BATCH_FORWARDED, "batch_forwarded", "published blink runs moved, still published, to the right sibling of their leaf (by the leaf's split, or by a holder whose leaf split after they were published)") \
