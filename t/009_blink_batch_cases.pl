@@ -55,23 +55,6 @@ $node->start;
 BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
-# Start a holder: an INSERT (after its SET lines) held with its leaf
-# locked before it claims what was published there (batch_before_claim,
-# the second pause point, on key pkey, which this takes first; its SET
-# lines may name a later point in blinkam.debug_pause_at); returns
-# (holder, key) once it is held there.  release_key(key) lets it go on.
-# Nothing may need that leaf meanwhile: the holder keeps its lock,
-# interrupts held off.
-sub start_holder
-{
-	my ($pkey, $sets, $table, $value) = @_;
-	my $k = hold_key($pkey);
-	my $h = bg("SET blinkam.debug_pause_also_at = batch_before_claim; "
-		  . "SET blinkam.debug_pause_also_key = $pkey; $sets INSERT INTO $table VALUES ($value)");
-	paused_on($pkey);
-	return ($h, $k);
-}
-
 # Two waiters inserting key + 1 and key + 2 into h1 with their
 # last-resort timeout raised (a wake-up that does not come shows as a
 # 60 s wait); returns them once both have published.

@@ -68,23 +68,6 @@ $node->start;
 BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
-# Start a holder: a one-row INSERT (after its SET lines) held at
-# batch_before_claim -- the table's hot page locked, its own tuple on the
-# page copy, nothing claimed -- by advisory lock key, held here (the
-# second pause point: its SET lines may name a later one in
-# blinkam.debug_pause_at).  Returns the holder and the key's handle:
-# release_key lets the holder go on.
-sub start_holder
-{
-	my ($sets, $table, $value, $key) = @_;
-	my $ctl = hold_key($key);
-	my $h = bg("SET blinkam.debug_pause_also_at = batch_before_claim; "
-		  . "SET blinkam.debug_pause_also_key = $key; $sets "
-		  . "INSERT INTO $table VALUES ($value) /* holder */");
-	paused_on($key);
-	return ($h, $ctl);
-}
-
 # A waiter: a one-row insert returning the TID it was given.
 sub waiter
 {
@@ -118,7 +101,7 @@ CREATE INDEX b1_k ON b1 USING blink (k);
 INSERT INTO b1 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
-my ($a, $ctl1) = start_holder('', 'b1', "1000, 'h'", 71);
+my ($a, $ctl1) = start_holder(71, '', 'b1', "1000, 'h'");
 my @w = map { waiter('b1', "$_, 'w'") } 1001, 1002;
 wait_for_waiters('b1', 2);
 release_key($ctl1);
@@ -144,7 +127,7 @@ CREATE TABLE b2 (k int, pad text) USING blinkheap;
 INSERT INTO b2 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
-($a, my $ctl2) = start_holder('', 'b2', "2000, 'h'", 72);
+($a, my $ctl2) = start_holder(72, '', 'b2', "2000, 'h'");
 my $b = bg("SET statement_timeout = '2s'; INSERT INTO b2 VALUES (2001, 'cancelled')");
 my $c = waiter('b2', "2002, 'w'");
 waiting('cancelled');
@@ -174,8 +157,8 @@ check_table('b2', 'case 2');
 #         had published.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $ctl2 = hold_key(77);
-($a, my $ctl2h) = start_holder("SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
-	'b2', "2100, 'h'", 76);
+($a, my $ctl2h) = start_holder(76, "SET blinkam.debug_pause_at = batch_checked; SET blinkam.debug_pause_key = 77;",
+	'b2', "2100, 'h'");
 $b = waiter('b2', "2101, 'claimed'");
 waiting("2101, ''claimed''");
 release_key($ctl2h);
@@ -218,7 +201,7 @@ for my $case ([ 'in_batch', 3000 ], [ 'batch_record', 3300 ])
 	my ($stop, $base) = @$case;
 	my ($w1, $w2) = ($base + 1, $base + 2);
 	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-	($a, my $ctl3) = start_holder("SET blinkam.debug_stop_at = $stop;", 'b2', "$base, 'h'", 73);
+	($a, my $ctl3) = start_holder(73, "SET blinkam.debug_stop_at = $stop;", 'b2', "$base, 'h'");
 	@w = map { waiter('b2', "$_, 'w'") } $w1, $w2;
 	wait_for_waiters('b2', 2);
 	release_key($ctl3);
@@ -248,7 +231,7 @@ SELECT blinkam_reset_stats();
 # (rows of 936 bytes: eight fit on a page)
 is($node->safe_psql('postgres', q(SELECT count(*) FROM b4 WHERE ctid < '(1,0)')), '5',
 	'five rows on the hot page, room for three more');
-($a, my $ctl4) = start_holder('', 'b4', "100, repeat('x', 900)", 74);
+($a, my $ctl4) = start_holder(74, '', 'b4', "100, repeat('x', 900)");
 @w = map { waiter('b4', "$_, repeat('x', 900)") } 101 .. 106;
 wait_for_waiters('b4', 6);
 release_key($ctl4);
@@ -276,8 +259,8 @@ for my $fail (0, 1)
 {
 	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 	my $base = 5000 + 100 * $fail;
-	($a, my $ctl5) = start_holder("SET blinkam.batch_inserts = off; "
-		  . ($fail ? 'SET blinkam.debug_stop_at = in_batch;' : ''), 'b2', "$base, 'h'", 75);
+	($a, my $ctl5) = start_holder(75, "SET blinkam.batch_inserts = off; "
+		  . ($fail ? 'SET blinkam.debug_stop_at = in_batch;' : ''), 'b2', "$base, 'h'");
 	@w = map { waiter('b2', ($base + $_) . ", 'w'") } 1, 2;
 	wait_for_waiters('b2', 2);
 	release_key($ctl5);
@@ -456,7 +439,7 @@ INSERT INTO b10 SELECT g, 'x' FROM generate_series(1, 50) g;
 SELECT blinkam_reset_stats();
 ));
 my $ctl10 = hold_key(82);
-($a, my $ctl10h) = start_holder($round_sets, 'b10', "10000, 'h'", 78);
+($a, my $ctl10h) = start_holder(78, $round_sets, 'b10', "10000, 'h'");
 $b = waiter('b10', "10001, 'w'", $long);
 wait_for_waiters('b10', 1);
 release_key($ctl10h);
@@ -488,7 +471,7 @@ check_table('b10', 'case 10');
 #          it on the page itself; the first record's waiter keeps its row
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 $ctl10 = hold_key(82);
-($a, $ctl10h) = start_holder("$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'", 80);
+($a, $ctl10h) = start_holder(80, "$round_sets SET blinkam.debug_stop_at = in_round;", 'b10', "10100, 'h'");
 $b = waiter('b10', "10101, 'w'", $long);
 wait_for_waiters('b10', 1);
 release_key($ctl10h);
@@ -574,7 +557,7 @@ SELECT blinkam_reset_stats();
 ));
 my $ctl12w = hold_key(84);
 my $ctl12r = hold_key(85);
-($a, my $ctl12h) = start_holder('', 'b12', "12000, 'h'", 87);
+($a, my $ctl12h) = start_holder(87, '', 'b12', "12000, 'h'");
 $b = waiter('b12', "12001, 'pub'",
 	'SET blinkam.debug_pause_at = batch_publish; SET blinkam.debug_pause_key = 84;');
 paused("12001, ''pub''");

@@ -60,6 +60,27 @@ sub rows
   FROM generate_series(1, $n) x, generate_series(1, 55) g GROUP BY x};
 }
 
+# The statements that create table $t and its blink index ${t}_x.
+sub table_sql
+{
+	my ($t) = @_;
+	return qq{
+CREATE TABLE $t (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
+CREATE INDEX ${t}_x ON $t USING blink (client, x);
+};
+}
+
+# An UPDATE of $t (tagged $tag) whose new version of the row x = 2 (now
+# x = 102, its pad to match) does not fit on its full page; it returns
+# the block the new version went to.
+sub move_sql
+{
+	my ($t, $tag) = @_;
+	return qq{UPDATE $t /* $tag */ SET x = 102,
+       pad = (SELECT string_agg(md5((102 + g)::text), '' ORDER BY g) FROM generate_series(1, 55) g)
+ WHERE x = 2 RETURNING (ctid::text::point)[0]};
+}
+
 # Rows per block, for blocks below $limit, as "block:rows" in block order.
 sub per_block
 {
@@ -160,10 +181,7 @@ sub release_waiter
 }
 
 # 1. A page from the map, filled before the waiter claims it.
-$node->safe_psql('postgres', q{
-CREATE TABLE m (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX m_x ON m USING blink (client, x);
-});
+$node->safe_psql('postgres', table_sql('m'));
 my $ctl_m = hold_key(302);
 my $wait_m = extender_and_waiter('m', 'off', 301, 302, 0);
 
@@ -180,9 +198,7 @@ checks('m', 'map');
 # there before the waiter claims it.  A table takes pages from a pool once
 # it has as many as a new pool's first refill (twice blinkam.pool_leaf_low,
 # 16): 64 rows fill blocks 0-15 first.
-$node->safe_psql('postgres', q{
-CREATE TABLE p (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX p_x ON p USING blink (client, x);
+$node->safe_psql('postgres', table_sql('p') . q{
 SET blinkam.enable_pools = off;
 INSERT INTO p } . rows(0, 'old_p', 64));
 is(pages('p'), 16, 'pool: 64 rows fill 16 pages');
@@ -212,17 +228,12 @@ checks('p', 'pool');
 # 3. The same window for an UPDATE whose new row version does not fit on
 # its page: its own page is locked with the one it found, in block order.
 # Page 0 holds four rows; the extender's 20 pages are 1-20.
-$node->safe_psql('postgres', q{
-CREATE TABLE u (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX u_x ON u USING blink (client, x);
+$node->safe_psql('postgres', table_sql('u') . q{
 SET blinkam.enable_pools = off;
 INSERT INTO u } . rows(4, 'old_u', 4));
 is(pages('u'), 1, 'update: four rows fill the first page');
 my $ctl_u = hold_key(322);
-my $wait_u = extender_and_waiter('u', 'off', 321, 322, 1, q{
-UPDATE u /* waiter_u */ SET x = 102,
-       pad = (SELECT string_agg(md5((102 + g)::text), '' ORDER BY g) FROM generate_series(1, 55) g)
- WHERE x = 2 RETURNING (ctid::text::point)[0]});
+my $wait_u = extender_and_waiter('u', 'off', 321, 322, 1, move_sql('u', 'waiter_u'));
 
 fill('u', 'update', 80, 21, 22);
 release_waiter($ctl_u, $wait_u, 'update', 22);
@@ -241,9 +252,7 @@ checks('u', 'update');
 # row must then wait for the child's transaction, and fail on the foreign
 # key once it commits, leaving no orphan.  (PostgreSQL 15's heap_update
 # writes the xmax it computed before the window and drops the lock.)
-$node->safe_psql('postgres', q{
-CREATE TABLE k (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX k_x ON k USING blink (client, x);
+$node->safe_psql('postgres', table_sql('k') . q{
 -- (a foreign key cannot reference a table through a blink index)
 CREATE UNIQUE INDEX k_key ON k USING btree (client, x);
 CREATE TABLE kc (client int, x int, FOREIGN KEY (client, x) REFERENCES k (client, x));
@@ -286,9 +295,7 @@ checks('k', 'key share');
 # under the table's extension lock.  The extender must finish without
 # the hot page (no existing page is locked under the extension lock), and
 # so must the hot page's holder and an insert waiting for that page.
-$node->safe_psql('postgres', q{
-CREATE TABLE h (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX h_x ON h USING blink (client, x);
+$node->safe_psql('postgres', table_sql('h') . q{
 SET blinkam.enable_pools = off;
 SET blinkam.hot_insert_pages = 1;
 INSERT INTO h } . rows(4, 'old_h', 4));
@@ -329,9 +336,7 @@ checks('h', 'hot');
 # update, having relocked it, must find it full and take another page.
 # The update is held inside the extension lock (heap_extend_locked) until
 # the reader has its page.
-$node->safe_psql('postgres', q{
-CREATE TABLE l (client int NOT NULL, tag text NOT NULL, x int NOT NULL, pad text) USING blinkheap;
-CREATE INDEX l_x ON l USING blink (client, x);
+$node->safe_psql('postgres', table_sql('l') . q{
 INSERT INTO l } . rows(4, 'old_l', 4));
 is(pages('l'), 1, 'relock: four rows fill the first page');
 my $ctl_l1 = hold_key(361);
@@ -340,9 +345,7 @@ my ($upd_l, $reader_l);
 {
 	local $ENV{PGOPTIONS} = '-c blinkam.enable_pools=off '
 	  . '-c blinkam.debug_pause_at=heap_extend_locked -c blinkam.debug_pause_key=361';
-	$upd_l = bg(q{UPDATE l /* updater_l */ SET x = 102,
-       pad = (SELECT string_agg(md5((102 + g)::text), '' ORDER BY g) FROM generate_series(1, 55) g)
- WHERE x = 2 RETURNING (ctid::text::point)[0]});
+	$upd_l = bg(move_sql('l', 'updater_l'));
 }
 waits_on('updater_l', 'Extension');
 $reader_l = bg('SET blinkam.debug_pause_at = page_items_locked; SET blinkam.debug_pause_key = 362; '

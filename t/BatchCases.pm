@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 
-our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused paused_on waits_on);
+our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused paused_on waits_on start_holder);
 
 my $node;
 
@@ -113,6 +113,23 @@ sub paused_on
 		"SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
 		   AND classid = 0 AND objid = $key AND objsubid = 1 AND pid <> pg_backend_pid()")
 	  or die "nobody waits at a pause point on key $key";
+}
+
+# Start a batch holder: an INSERT into $table of ($value), after its SET
+# lines, held with its leaf or hot page locked before it claims what was
+# published there (batch_before_claim: the session's second pause point,
+# on key $pkey, which this takes first; its SET lines may name a later
+# point in blinkam.debug_pause_at).  Returns (holder, key) once it is held
+# there; release_key(key) lets it go on.  Nothing may need that page
+# meanwhile: the holder keeps its lock, interrupts held off.
+sub start_holder
+{
+	my ($pkey, $sets, $table, $value) = @_;
+	my $k = hold_key($pkey);
+	my $h = bg("SET blinkam.debug_pause_also_at = batch_before_claim; "
+		  . "SET blinkam.debug_pause_also_key = $pkey; $sets INSERT INTO $table VALUES ($value)");
+	paused_on($pkey);
+	return ($h, $k);
 }
 
 # Wait until the one backend whose query mentions tag waits for event
