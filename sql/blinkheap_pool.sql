@@ -30,13 +30,18 @@ END $$;
 -- a small table has no pool: three pages of rows, and no pool page added
 -- (a pool asked for by the first insert would have made it 19 pages)
 CREATE TABLE ps (id int, pad text) USING blinkheap;
+CREATE TABLE psh (id int, pad text);
 INSERT INTO ps SELECT i, repeat('s', 200) FROM generate_series(1, 100) i;
 INSERT INTO ps VALUES (101, 'one more row, in a statement of its own');
+INSERT INTO psh SELECT i, repeat('s', 200) FROM generate_series(1, 100) i;
+INSERT INTO psh VALUES (101, 'one more row, in a statement of its own');
 SELECT count(*) AS small_table_pools FROM blinkam_pools() WHERE index = 'ps'::regclass;
 SELECT pg_relation_size('ps') / 8192 < 2 * current_setting('blinkam.pool_leaf_low')::int
 	AS smaller_than_a_refill;
+SELECT (SELECT count(*) FROM (TABLE ps EXCEPT ALL TABLE psh) a) +
+       (SELECT count(*) FROM (TABLE psh EXCEPT ALL TABLE ps) b) AS differences;
 SELECT blinkheap_check('ps');
-DROP TABLE ps;
+DROP TABLE ps, psh;
 
 -- a new connection's first insert, with nothing in the free space map,
 -- tries the table's last page before adding one, as heap's does: three
