@@ -14,8 +14,9 @@ prefix="$cache/install"
 stamp="$cache/.built"
 
 # contrib modules the tests use (isolation specs start VACUUMs through
-# dblink, which isolationtester cannot otherwise leave waiting on a pin)
-contrib="dblink"
+# dblink, which isolationtester cannot otherwise leave waiting on a pin;
+# t/025 reads WAL records with pg_walinspect)
+contrib="dblink pg_walinspect"
 
 build_contrib() {
 	for m in $contrib; do
@@ -26,9 +27,12 @@ build_contrib() {
 
 if [ -f "$stamp" ] && [ -x "$prefix/bin/pg_config" ]; then
 	# a cache built before a contrib module was needed
-	if [ ! -f "$("$prefix/bin/pg_config" --sharedir)/extension/dblink.control" ]; then
-		build_contrib "$(ls -d "$cache"/postgresql-15*/ | head -1)"
-	fi
+	for m in $contrib; do
+		if [ ! -f "$("$prefix/bin/pg_config" --sharedir)/extension/$m.control" ]; then
+			build_contrib "$(ls -d "$cache"/postgresql-15*/ | head -1)"
+			break
+		fi
+	done
 	echo "$prefix/bin/pg_config"
 	exit 0
 fi
