@@ -241,13 +241,15 @@ is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_
 #        the rest.  The waiters publish one after another in key order:
 #        the holder claims the latest first, takes what fits and puts the
 #        rest back so that the earliest, with the smallest key, is woken
-#        first and splits; every other deferred key is above it, so right
-#        of the new high key.  Their last-resort timeout is raised: a
+#        first and splits; every other deferred key is above it and,
+#        with a fill factor of 50, above the new high key (at 100 the
+#        left half keeps the holder's keys too, the others stay and the
+#        leaf splits twice).  Their last-resort timeout is raised: a
 #        wake-up that does not come shows as a 60 s wait and a timeout
 #        counted.
 $node->safe_psql('postgres', q(
 CREATE TABLE h4 (t text);
-CREATE INDEX h4_t ON h4 USING blink (t) WITH (fillfactor = 100);
+CREATE INDEX h4_t ON h4 USING blink (t) WITH (fillfactor = 50);
 INSERT INTO h4 SELECT lpad(g::text, 200, '0') FROM generate_series(1, 30) g;
 SELECT blinkam_reset_stats();
 ));
@@ -271,6 +273,11 @@ is(counter('batch_skips'), '0', 'none of them was handed back');
 ok(counter('batch_deferred') > 0, 'they stayed published, asleep');
 ok(counter('splits') > 0, 'one of them split the page');
 ok(counter('batch_forwarded') > 0, 'the split moved the others to the new page');
+is(counter('splits'), '1', 'the leaf split once');
+is(counter('batch_forwarded') + 1, counter('batch_deferred'),
+	"every deferred run but the splitter's was forwarded");
+is(counter('batched_inserts'), '10',
+	'all but the splitter and the first woken of the new page went in through a holder');
 is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
 	'no waiter was left to its timeout');
 is(leaf_items('h4_t', q{count(*)},
