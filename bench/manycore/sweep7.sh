@@ -1,7 +1,7 @@
 #!/bin/bash
 # sweep7.sh: one device call of about 7 minutes -- an A/B of heap_blink
-# against a baseline build, in alternated clusters, ROUNDS times (default
-# 3), plain and pipelined (PIPE=10), at CL clients (default 128 512), with
+# against a baseline build, in alternated clusters, AB_ROUNDS times
+# (default 3; ROUNDS is iot.sh's, runs per cluster), plain and pipelined (PIPE=10), at CL clients (default 128 512), with
 # pgbench on JOBS threads (default 64: the most heap with no index reached
 # in sweep6.sh), heap_btree beside the new build for the ratios (BESIDE
 # names what runs beside the new build instead; empty for none).  The
@@ -14,7 +14,7 @@ el start
 build_old
 [ -f /tmp/old.so ] || { echo "no baseline build"; exit 1; }
 el built
-for r in $(seq 1 ${ROUNDS:-3}); do
+for r in $(seq 1 ${AB_ROUNDS:-3}); do
 	for p in 1 10; do
 		left ${BY:-470} || break 2
 		swap old
