@@ -1,9 +1,10 @@
 #!/bin/bash
 # sweep7.sh: one device call of about 7 minutes -- an A/B of heap_blink
 # against a baseline build, in alternated clusters, AB_ROUNDS times
-# (default 3; ROUNDS is iot.sh's, runs per cluster), plain and pipelined (PIPE=10), at CL clients (default 128 512), with
-# pgbench on JOBS threads (default 64: the most heap with no index reached
-# in sweep6.sh), heap_btree beside the new build for the ratios (BESIDE
+# (default 3; ROUNDS is iot.sh's: runs per cluster), plain and pipelined
+# (PIPE=10), at CL clients (default 128 512), with pgbench on JOBS
+# threads (default 64: the most heap with no index reached in
+# sweep6.sh), heap_btree beside the new build for the ratios (BESIDE
 # names what runs beside the new build instead; empty for none).  The
 # baseline's sources go into .dev/old first (see sweep3.sh).  Writes
 # ab.csv (every run, tagged r<round>-p<PIPE>-<build>) and log.txt to $OUT.
