@@ -122,11 +122,13 @@ SELECT blink_check('d_blink', true);
 -- A new row's TID inside the range of a posting tuple marked dead: the
 -- swap that puts it into the posting tuple drops the mark (the posting
 -- tuple now holds a live row).  Rows of an aborted transaction are dead
--- to everyone at once: their leaf fills, becomes two posting tuples, and
--- a scan marks them.  VACUUM without index cleanup frees their space but
--- not their line pointers, so new rows take new line pointers of the same
--- heap pages, inside the posting tuples' ranges; the tail that fills
--- merges, and the merge swaps their TIDs in.  (Kept dead, the posting
+-- to everyone at once: their entries, one statement's with one key, go in
+-- as three posting tuples (the size limit), and a scan marks them.  VACUUM
+-- without index cleanup frees their space but not their line pointers, so
+-- new rows take new line pointers of the same heap pages, inside the
+-- posting tuples' ranges (so they go in plain, not as posting tuples of
+-- their own); the tail that fills merges, and the merge swaps their TIDs
+-- in.  (Kept dead, the posting
 -- tuple hid 65 of the new rows, and the deletion before the split that
 -- followed removed their entries.)
 CREATE TABLE h (id int, k int) WITH (autovacuum_enabled = off);
@@ -182,6 +184,56 @@ SELECT items > 0 AS null_postings FROM postings('g_k');
 SELECT same_answers('SELECT id FROM g WHERE k IS NULL');
 SELECT blink_check('g_k', true);
 
-DROP TABLE d, e, f, g, h;
+-- 8. A statement's entries with one key go in as one posting tuple
+-- (_blink_dedup_run), unless an entry of the leaf with that key has a TID
+-- inside their range; no deduplication pass is needed for them.
+CREATE TABLE p (id int, k int) WITH (autovacuum_enabled = off);
+CREATE INDEX p_k ON p USING blink (k);
+SELECT counter('dedup_passes') AS passes0 \gset
+INSERT INTO p SELECT g, g / 10 FROM generate_series(0, 99) g;
+SELECT items AS run_postings, tids AS their_entries,
+	   counter('dedup_passes') = :passes0 AS no_pass
+FROM postings('p_k');
+-- Rows 20 and 22 (key 2, TIDs (0,21) and (0,23)) go; two new key-2 rows
+-- of one statement take those line pointers again: their range holds
+-- (0,22), an entry of the posting tuple of key 2, so they stay plain.
+DELETE FROM p WHERE id IN (20, 22);
+VACUUM p;
+INSERT INTO p VALUES (200, 2), (201, 2);
+SELECT coalesce(i.htids::text, i.ctid::text) AS tids, i.htids IS NULL AS plain
+FROM generate_series(1, pg_relation_size('p_k') / 8192 - 1) b,
+	 LATERAL blink_page_items('p_k', b) i
+WHERE i.key = '(2)' ORDER BY i.itemoffset;
+SELECT blink_check('p_k', true);
+SELECT same_answers('SELECT id FROM p WHERE k = 2');
+
+-- A posting tuple in the unsorted tail, and a plain entry that lands
+-- inside its range later: before the tail is merged, they swap TIDs, as
+-- with a posting tuple of the sorted part.  Keys 1001-1010 fill the
+-- sorted part; one statement adds key 7 at (0,11) and (0,13) -- one
+-- posting tuple in the tail -- and key 8 at (0,12); row 12 goes, and a
+-- new key-7 row takes (0,12), inside the posting tuple's range.  Then 260
+-- one-row statements fill the tail until it merges.
+CREATE TABLE q (id int, k int) WITH (autovacuum_enabled = off);
+CREATE INDEX q_k ON q USING blink (k);
+INSERT INTO q SELECT g, 1000 + g FROM generate_series(1, 10) g;
+INSERT INTO q VALUES (11, 7), (12, 8), (13, 7);
+DELETE FROM q WHERE id = 12;
+VACUUM q;
+INSERT INTO q VALUES (14, 7);
+SELECT ctid, id FROM q WHERE k = 7 ORDER BY ctid;
+SELECT coalesce(i.htids::text, i.ctid::text) AS tids, i.itemoffset > s.sorted_items AS in_tail
+FROM blink_page_items('q_k', 1) i, blink_page_stats('q_k', 1) s
+WHERE i.key = '(7)' ORDER BY i.itemoffset;
+SELECT blink_check('q_k', true);
+DO $$ BEGIN FOR i IN 1..260 LOOP INSERT INTO q VALUES (100 + i, 2000 + i); END LOOP; END $$;
+SELECT coalesce(i.htids::text, i.ctid::text) AS tids, i.itemoffset > s.sorted_items AS in_tail
+FROM blink_page_items('q_k', 1) i, blink_page_stats('q_k', 1) s
+WHERE i.key = '(7)' ORDER BY i.itemoffset;
+SELECT blink_check('q_k', true);
+SELECT same_answers('SELECT id FROM q WHERE k = 7');
+SELECT same_answers('SELECT id FROM q WHERE k BETWEEN 5 AND 1005');
+
+DROP TABLE d, e, f, g, h, p, q;
 DROP FUNCTION counter(text), postings(regclass), tree_pages(regclass), same_answers(text);
 DROP EXTENSION blinkam;

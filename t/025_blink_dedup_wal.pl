@@ -12,7 +12,9 @@
 # Checked with pg_walinspect after a checkpoint (nothing after it can
 # force an image, and no checkpoint runs during the test): the only
 # records of the index that carry a page image are the splits' (the new
-# right page) and the new roots'.
+# right page) and the new roots'.  (A statement's rows with one key now
+# go in as one posting tuple; the rows here go in one by one, as from
+# single-row statements.)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -44,11 +46,13 @@ CREATE INDEX w_t ON w USING blink (t);
 SELECT blinkam_reset_stats();
 ));
 my $start = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
-# one statement per time stamp group of 100 rows: the statement buffer
-# adds each as one sorted run, and full leaves deduplicate or split
-$node->safe_psql('postgres', qq(
+# row by row (without statement buffers, whose runs of one key would go
+# in as posting tuples at once), ten rows per time stamp: full leaves
+# deduplicate, or split
+$node->safe_psql('postgres', q(
+SET blinkam.defer_inserts = off;
 INSERT INTO w SELECT '2020-01-01'::timestamp + (g / 10) * interval '1 s'
-  FROM generate_series($_ * 100, $_ * 100 + 99) g;)) for (0 .. 59);
+  FROM generate_series(0, 5999) g;));
 my $end = $node->safe_psql('postgres', 'SELECT pg_current_wal_flush_lsn()');
 
 my $passes = counter('dedup_passes');

@@ -522,6 +522,8 @@ extern bool _blink_delete_before_split(Relation rel, Buffer buf,
 extern bool _blink_inside_posting(Relation rel, IndexTuple posting, IndexTuple itup);
 extern void _blink_posting_swap(Relation rel, IndexTuple posting, ItemPointer tid);
 extern void _blink_fix_tail(Relation rel, Page page);
+extern int	_blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
+							 IndexTuple *out);
 extern bool _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem);
 
 /* blinkbuild.c */

@@ -733,6 +733,8 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup, bool may_merge)
 		return false;
 	if (extends_sorted)
 		po->blink_nsorted++;
+	if (BlinkTupleIsPosting(itup))
+		po->blink_flags |= BLINK_HAS_POSTING;
 	return true;
 }
 
@@ -823,13 +825,18 @@ _blink_leaf_write(Relation rel, Buffer buf,
 		InvalidBlockNumber : BlinkPageGetOpaque(target.page)->blink_next;
 	PG_TRY();
 	{
-		for (int i = 0; i < n; i++)
+		/* a run's equal keys go in as posting tuples where they may */
+		IndexTuple *items = palloc(sizeof(IndexTuple) * n);
+		int			nitems = _blink_dedup_run(rel, target.page, itups, n, items);
+
+		for (int i = 0; i < nitems; i++)
 		{
-			if (!_blink_leaf_append(rel, target.page, itups[i],
+			if (!_blink_leaf_append(rel, target.page, items[i],
 									!target.in_place))
 				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
 					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
 		}
+		pfree(items);
 
 		/*
 		 * Claimed slots must be resolved whatever happens: if anything fails
