@@ -28,6 +28,10 @@
 #                                            the hot pages while clients wait
 #                                            for them (src/README, "Share holders").
 #   PERF=1     also `perf record -a -g` each run (needs perf)
+#   WALKINDS=1 also read each run's WAL with pg_waldump: bytes per row by
+#              resource manager, relation and kind of record (a letter
+#              per page: d a delta, F a full page image), into
+#              bench/results/iot-STAMP-wal.txt
 #
 # Output: bench/results/iot-STAMP.{csv,md,png} (copied to iot-latest.*)
 # and the markdown table on standard output.
@@ -150,6 +154,7 @@ run_one() {
 
 	lsn1=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
 	rows=$(psql_q -c "SELECT count(*) FROM measure")
+	[ "${WALKINDS:-0}" = 1 ] && wal_kinds "$config" "$clients" "$lsn0" "$lsn1" "$rows"
 	tps=$(awk '/^tps = / { printf "%.0f", $3; exit }' "$dir/pgbench.out")
 	cat "$dir"/log.* | awk '{ print $3 }' | sort -n >"$dir/lat"
 	waits=$(tr -d '\n,' <"$dir/waits")
@@ -179,6 +184,33 @@ run_one() {
 				AND ti.name = 'batch_wait_timeouts' AND lo.name = 'batch_lost_wakeups')" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
+}
+
+# WALKINDS=1: the WAL of one run (config, clients, from, to, rows) by kind
+# of record, appended to iot-STAMP-wal.txt, once the WAL writer has
+# flushed it (synchronous_commit is off; a CHECKPOINT would also recycle
+# the segments pg_waldump is to read).
+wal_kinds() {
+	local out=$results/iot-$stamp-wal.txt names
+	until [ "$(psql_q -c "SELECT pg_current_wal_flush_lsn() >= '$4'")" = t ]; do
+		sleep 0.2
+	done
+	names=$(psql_q -c "SELECT string_agg(pg_relation_filenode(oid) || '=' || relname, ' ')
+						 FROM pg_class WHERE relname LIKE 'measure%'")
+	{
+		echo "== $1, $2 clients: $5 rows"
+		as_owner "$bindir/pg_waldump" -p "$work/data/pg_wal" -b -s "$3" -e "$4" |
+			awk -v names="$names" -v rows="$5" '
+			BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) { split(a[i], p, "="); name[p[1]] = p[2] } }
+			function done() { if (k != "") { cnt[k ":" pat]++; sz[k ":" pat] += tot; all += tot } k = ""; pat = "" }
+			/^rmgr:/ { done(); rm = $2; t = $0; sub(/.*rec\/tot\): *[0-9]+\/ */, "", t); sub(/,.*/, "", t); tot = t + 0; k = rm; next }
+			/blkref #/ { t = $0; sub(/.* rel [0-9]+\/[0-9]+\//, "", t); sub(/ .*/, "", t)
+						 if (pat == "") k = k " " (t in name ? name[t] : "rel " t)
+						 pat = pat ($0 ~ /\(FPW\)/ ? "F" : "d") }
+			END { done(); for (x in cnt) if (sz[x] / rows >= 0.05) printf "%8.1f bytes/row %5.1f%% %9d records  %s\n", sz[x] / rows, 100 * sz[x] / all, cnt[x], x; else rest += sz[x]
+				  printf "%8.1f bytes/row in all (%.1f in kinds of records below 0.05 each)\n", all / rows, rest / rows }' |
+			sort -rn
+	} >>"$out"
 }
 
 for clients in $CLIENTS; do
