@@ -215,6 +215,13 @@ BlinkItemKeySize(IndexTuple itup)
 	return BlinkTupleIsPosting(itup) ? BlinkPostingKeySize(itup) : IndexTupleSize(itup);
 }
 
+/* The size of a posting tuple of n heap TIDs whose key part is keysz bytes. */
+static inline Size
+BlinkPostingSize(Size keysz, int n)
+{
+	return MAXALIGN(keysz + n * sizeof(ItemPointerData));
+}
+
 /* Number of heap TIDs of a leaf item, and its i'th one. */
 static inline int
 BlinkItemNTids(IndexTuple itup)
@@ -436,6 +443,17 @@ extern int32 _blink_compare_key_tuple(Relation rel, BlinkScanInsert key,
 extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);
 extern int	_blink_compare_tuple_end(Relation rel, IndexTuple a, IndexTuple b);
 extern bool _blink_keys_equal(Relation rel, IndexTuple a, IndexTuple b);
+
+/* for _blink_offset_cmp: the page whose item offsets are sorted */
+typedef struct BlinkSortOffsetsArg
+{
+	Relation	rel;
+	Page		page;
+} BlinkSortOffsetsArg;
+
+extern int	_blink_offset_cmp(const void *a, const void *b, void *arg);
+extern bool _blink_item_meets_range(Relation rel, IndexTuple itup, IndexTuple base,
+									ItemPointer min, ItemPointer max);
 extern IndexTuple _blink_make_pivot(Relation rel, IndexTuple itup);
 extern Size _blink_copy_key(IndexTuple dest, IndexTuple itup, ItemPointer tid);
 extern IndexTuple _blink_form_posting(IndexTuple base, const ItemPointerData *tids,

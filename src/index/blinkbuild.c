@@ -280,9 +280,9 @@ build_run_add(BlinkBuildState *bs, BuildRun *run, IndexTuple itup)
 		Size		keysz = IndexTupleSize(run->base);
 
 		if (used < bs->leaf_target &&
-			bs->leaf_target - used >= MAXALIGN(keysz + 2 * sizeof(ItemPointerData)))
+			bs->leaf_target - used >= BlinkPostingSize(keysz, 2))
 			limit = Min(limit, bs->leaf_target - used);
-		if (MAXALIGN(keysz + (run->ntids + 1) * sizeof(ItemPointerData)) > limit ||
+		if (BlinkPostingSize(keysz, run->ntids + 1) > limit ||
 			!_blink_keys_equal(bs->index, run->base, itup))
 			build_run_flush(bs, run);
 	}

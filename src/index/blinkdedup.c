@@ -62,12 +62,6 @@
 #include "common/gxlog.h"
 #include "index/blink.h"
 
-typedef struct SortPostingArg
-{
-	Relation	rel;
-	Page		page;
-} SortPostingArg;
-
 /*
  * Does itup (a plain leaf item) lie strictly inside the range of the leaf
  * item posting, with an equal key?  (An equal TID at either end counts:
@@ -122,18 +116,6 @@ _blink_posting_swap(Relation rel, IndexTuple posting, ItemPointer tid)
 	*tid = last;
 }
 
-/* qsort_arg comparator: tail posting tuples (offsets on page arg) by key */
-static int
-_blink_posting_off_cmp(const void *a, const void *b, void *arg)
-{
-	SortPostingArg *sa = (SortPostingArg *) arg;
-	Page		page = sa->page;
-	IndexTuple	x = (IndexTuple) PageGetItem(page, PageGetItemId(page, *(const OffsetNumber *) a));
-	IndexTuple	y = (IndexTuple) PageGetItem(page, PageGetItemId(page, *(const OffsetNumber *) b));
-
-	return _blink_compare_tuples(sa->rel, x, y);
-}
-
 /*
  * Swap TIDs between the plain item itup (in iid) and posting, if itup lies
  * inside posting's range; dead marks of both go (the TIDs they take may
@@ -172,7 +154,7 @@ _blink_fix_tail(Relation rel, Page page)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber tailpost[BLINK_MAX_TAIL];
 	int			ntailpost = 0;
-	SortPostingArg sa;
+	BlinkSortOffsetsArg sa;
 
 	if (!(opaque->blink_flags & BLINK_HAS_POSTING))
 		return;
@@ -184,7 +166,7 @@ _blink_fix_tail(Relation rel, Page page)
 	sa.rel = rel;
 	sa.page = page;
 	if (ntailpost > 1)
-		qsort_arg(tailpost, ntailpost, sizeof(OffsetNumber), _blink_posting_off_cmp, &sa);
+		qsort_arg(tailpost, ntailpost, sizeof(OffsetNumber), _blink_offset_cmp, &sa);
 
 	for (OffsetNumber off = sortedEnd; off <= maxoff; off++)
 	{
@@ -266,9 +248,7 @@ _blink_range_free(Relation rel, Page page, IndexTuple base,
 		{
 			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
-			if (_blink_keys_equal(rel, itup, base) &&
-				ItemPointerCompare(BlinkTupleHeapTid(itup), max) <= 0 &&
-				ItemPointerCompare(BlinkTupleMaxHeapTid(itup), min) >= 0)
+			if (_blink_item_meets_range(rel, itup, base, min, max))
 				return false;
 		}
 	}
@@ -276,9 +256,7 @@ _blink_range_free(Relation rel, Page page, IndexTuple base,
 	{
 		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 
-		if (ItemPointerCompare(BlinkTupleHeapTid(itup), max) <= 0 &&
-			ItemPointerCompare(BlinkTupleMaxHeapTid(itup), min) >= 0 &&
-			_blink_keys_equal(rel, itup, base))
+		if (_blink_item_meets_range(rel, itup, base, min, max))
 			return false;
 	}
 	return true;
@@ -317,8 +295,7 @@ _blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
 		int			j = i + 1;
 
 		while (j < n && _blink_keys_equal(rel, itups[i], itups[j]) &&
-			   MAXALIGN(keysz + (j - i + 1) * sizeof(ItemPointerData)) <=
-			   BLINK_MAX_POSTING_SIZE)
+			   BlinkPostingSize(keysz, j - i + 1) <= BLINK_MAX_POSTING_SIZE)
 			j++;
 		if (j - i >= 2 &&
 			_blink_range_free(rel, page, itups[i], &itups[i]->t_tid,
@@ -399,8 +376,7 @@ _blink_dedup_add(DedupState *ds, IndexTuple itup)
 			ds->base = itup;
 			ds->keysz = BlinkItemKeySize(itup);
 		}
-		else if (MAXALIGN(ds->keysz + (ds->ntids + 1) * sizeof(ItemPointerData)) >
-				 BLINK_MAX_POSTING_SIZE)
+		else if (BlinkPostingSize(ds->keysz, ds->ntids + 1) > BLINK_MAX_POSTING_SIZE)
 		{
 			/* the posting tuple is full: the run goes on in another */
 			IndexTuple	base = ds->base;

@@ -341,24 +341,6 @@ _blink_checkkeys(IndexScanDesc scan, IndexTuple itup)
  * ---------------------------------------------------------------------
  */
 
-typedef struct SortOffsetsArg
-{
-	Relation	rel;
-	Page		page;
-} SortOffsetsArg;
-
-static int
-_blink_offset_cmp(const void *a, const void *b, void *arg)
-{
-	SortOffsetsArg *sa = (SortOffsetsArg *) arg;
-	IndexTuple	ta = (IndexTuple) PageGetItem(sa->page,
-											  PageGetItemId(sa->page, *(const OffsetNumber *) a));
-	IndexTuple	tb = (IndexTuple) PageGetItem(sa->page,
-											  PageGetItemId(sa->page, *(const OffsetNumber *) b));
-
-	return _blink_compare_tuples(sa->rel, ta, tb);
-}
-
 /*
  * Copy the matching items of the leaf in buf (pinned and share-locked) into
  * so->currPos, in key order, and decide whether the scan goes on beyond
@@ -386,7 +368,7 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 	OffsetNumber lo,
 				hi;
 	BlinkScanPos *pos = &so->currPos;
-	SortOffsetsArg sa;
+	BlinkSortOffsetsArg sa;
 
 	/*
 	 * Entries marked dead point to rows dead to every snapshot, so they

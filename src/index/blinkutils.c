@@ -492,6 +492,35 @@ _blink_keys_equal(Relation rel, IndexTuple a, IndexTuple b)
 }
 
 /*
+ * qsort_arg comparator: offsets of items on the page of arg (a
+ * BlinkSortOffsetsArg), in full key order.
+ */
+int
+_blink_offset_cmp(const void *a, const void *b, void *arg)
+{
+	BlinkSortOffsetsArg *sa = (BlinkSortOffsetsArg *) arg;
+	IndexTuple	ta = (IndexTuple) PageGetItem(sa->page,
+											  PageGetItemId(sa->page, *(const OffsetNumber *) a));
+	IndexTuple	tb = (IndexTuple) PageGetItem(sa->page,
+											  PageGetItemId(sa->page, *(const OffsetNumber *) b));
+
+	return _blink_compare_tuples(sa->rel, ta, tb);
+}
+
+/*
+ * Does the leaf item itup have base's key and a heap TID in [min, max] (a
+ * posting tuple: a range that meets it)?
+ */
+bool
+_blink_item_meets_range(Relation rel, IndexTuple itup, IndexTuple base,
+						ItemPointer min, ItemPointer max)
+{
+	return ItemPointerCompare(BlinkTupleHeapTid(itup), max) <= 0 &&
+		ItemPointerCompare(BlinkTupleMaxHeapTid(itup), min) >= 0 &&
+		_blink_keys_equal(rel, itup, base);
+}
+
+/*
  * Make a pivot tuple (a high key or separator) from a leaf item or from
  * another pivot: the key attributes only, then the heap TID.  Returns a
  * palloc'd tuple; t_tid is left for the caller (a downlink, or unused).
@@ -557,7 +586,7 @@ IndexTuple
 _blink_form_posting(IndexTuple base, const ItemPointerData *tids, int n)
 {
 	Size		keysz = BlinkItemKeySize(base);
-	Size		size = n == 1 ? keysz : MAXALIGN(keysz + n * sizeof(ItemPointerData));
+	Size		size = n == 1 ? keysz : BlinkPostingSize(keysz, n);
 	IndexTuple	itup;
 
 	Assert(n >= 1 && keysz == MAXALIGN(keysz));

@@ -187,7 +187,7 @@ check_posting(IndexTuple itup)
 	if (n < 2)
 		return "has fewer than two heap TIDs";
 	if (keysz < sizeof(IndexTupleData) || keysz != MAXALIGN(keysz) ||
-		IndexTupleSize(itup) != MAXALIGN(keysz + n * sizeof(ItemPointerData)))
+		IndexTupleSize(itup) != BlinkPostingSize(keysz, n))
 		return "has a size that does not match its key and TID list";
 	if (IndexTupleSize(itup) > BLINK_MAX_POSTING_SIZE)
 		return "is larger than a posting tuple may be";
@@ -337,9 +337,8 @@ check_tail_posting(CheckState *cs, BlockNumber blkno, Page page,
 
 		if (o == off || (o >= sortedEnd && !BlinkTupleIsPosting(itup)))
 			continue;
-		if (ItemPointerCompare(BlinkTupleHeapTid(itup), BlinkTupleMaxHeapTid(posting)) <= 0 &&
-			ItemPointerCompare(BlinkTupleMaxHeapTid(itup), BlinkTupleHeapTid(posting)) >= 0 &&
-			_blink_keys_equal(rel, itup, posting))
+		if (_blink_item_meets_range(rel, itup, posting, BlinkTupleHeapTid(posting),
+									BlinkTupleMaxHeapTid(posting)))
 			corrupt(cs, blkno, "item %u meets the range of posting tuple %u of the unsorted tail",
 					o, off);
 	}
