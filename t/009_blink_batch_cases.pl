@@ -23,6 +23,10 @@
 #      PostgreSQL's page writes do): its waiter retries, not woken;
 #   13. a waiter that sleeps to its timeout while another, woken to take
 #      the leaf, has not tried it yet: not counted as a missed wake-up;
+#   14. a run's equal keys published as one posting tuple: taken as one
+#      item; handed back where the leaf holds an entry inside its range,
+#      or where its range reaches past the leaf's high key;
+#   15. waiters that sleep on the leaf's lock (blinkam.batch_wait_on_lock);
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -833,6 +837,149 @@ is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FR
 	'11 12 13', '13: rows');
 is(entries('h13_k', '(12)') . entries('h13_k', '(13)'), '11', '13: each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h13_k', true)"), '', '13: blink_check');
+
+# --- 14. a run's equal keys, published as one posting tuple: the holder
+#         takes it as one item (14a).  One whose range holds an entry of
+#         the leaf with its key (heap TIDs freed by VACUUM and reused: the
+#         new rows fill gaps between the old ones) is handed back, and its
+#         owner appends its entries as plain items (14b).
+$node->safe_psql('postgres', q(
+CREATE TABLE r14 (k bigint) WITH (autovacuum_enabled = off);
+CREATE INDEX r14_k ON r14 USING blink (k);
+INSERT INTO r14 SELECT generate_series(1, 10);
+SELECT blinkam_reset_stats();
+));
+($a, $k) = start_holder(158, '', 'r14', '100');
+$b = bg("INSERT INTO r14 SELECT 2000 FROM generate_series(1, 10)");
+wait_for_waiters('r14', 1);
+release_key($k);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] } . ${ $b->[2] }, '', '14a: the holder and the waiter succeeded');
+is(counter('batched_postings') . '/' . counter('batched_inserts') . '/' . counter('batch_skips'),
+	'1/10/0', '14a: the holder took the ten entries, as one posting tuple');
+is(leaf_items('r14_k', q{count(*) || '/' || sum(coalesce(cardinality(i.htids), 1))},
+	q{i.key = '(2000)'}), '1/10', '14a: one item with ten TIDs');
+is($node->safe_psql('postgres', "SELECT blink_check('r14_k', true)"), '', '14a: blink_check');
+
+# every other row of the ten goes (by heap line pointer: the rows lie on
+# one heap page, one after the other); VACUUM frees their line pointers
+$node->safe_psql('postgres', q{
+DELETE FROM r14 WHERE k = 2000 AND (ctid::text::point)[1]::int % 2 = 0;
+CREATE TABLE r14_old AS SELECT ctid AS t FROM r14 WHERE k = 2000;
+VACUUM r14;
+SELECT blinkam_reset_stats();
+});
+($a, $k) = start_holder(159, '', 'r14', '101');
+$b = bg("INSERT INTO r14 SELECT 2000 FROM generate_series(1, 3)");
+wait_for_waiters('r14', 1);
+release_key($k);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] } . ${ $b->[2] }, '', '14b: the holder and the waiter succeeded');
+is($node->safe_psql('postgres', q{
+WITH n AS (SELECT ctid AS t FROM r14 WHERE k = 2000 AND ctid NOT IN (SELECT t FROM r14_old))
+SELECT count(*) > 0 FROM r14_old o
+ WHERE o.t > (SELECT min(t) FROM n) AND o.t < (SELECT max(t) FROM n)}), 't',
+	"14b: the new rows' TIDs lie around old ones");
+is(counter('batched_postings') . '/' . counter('batched_inserts') . '/'
+	  . counter('batch_refused_other') . '/' . counter('batch_skips'),
+	'0/0/1/1', '14b: the holder handed the posting tuple back');
+is(leaf_items('r14_k', q{count(*) FILTER (WHERE i.htids IS NULL) || '/' || sum(coalesce(cardinality(i.htids), 1))},
+	q{i.key = '(2000)'}), '3/8', '14b: its entries went in as three plain items');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r14 WHERE k = 2000'), '8', '14b: rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r14_k', true)"), '', '14b: blink_check');
+
+# --- 14c. a posting tuple cut by the leaf's high key: its first entry
+#          belongs on the leaf, its last right of it.  The leaf holds no
+#          entry with its key (the range test passes); the holder must
+#          still hand it back, and its owner inserts the two entries where
+#          they belong.  A built index's first leaf (block 1) has for its
+#          high key the key h and heap TID (b,o) of the next leaf's first
+#          entry.  The rows at (b,o-2), (b,o-1) and (b,o+1) are deleted
+#          and vacuumed away; every heap page is full but b (226 rows of
+#          36 bytes a page), so the holder's row takes (b,o-2) and the
+#          waiter's two rows with key h take (b,o-1) and (b,o+1).
+$node->safe_psql('postgres', q{
+CREATE TABLE r14c (k bigint) WITH (autovacuum_enabled = off);
+INSERT INTO r14c SELECT generate_series(1, 226 * 9);
+CREATE INDEX r14c_k ON r14c USING blink (k);
+});
+my ($hk, $hb, $ho) = split /\|/, $node->safe_psql('postgres', q{
+SELECT btrim(key, '()'), (ctid::text::point)[0], (ctid::text::point)[1]
+  FROM blink_page_items('r14c_k', 1) WHERE is_highkey});
+is($node->safe_psql('postgres', "SELECT string_agg(ctid::text, ' ' ORDER BY k) FROM r14c
+	  WHERE k BETWEEN $hk - 2 AND $hk + 1"),
+	join(' ', map { "($hb," . ($ho + $_) . ')' } (-2 .. 1)),
+	"14c: the rows around the first leaf's high key lie side by side");
+$node->safe_psql('postgres', qq{
+DELETE FROM r14c WHERE k IN ($hk - 2, $hk - 1, $hk + 1);
+VACUUM r14c;
+SELECT blinkam_reset_stats();
+});
+($a, $k) = start_holder(161, '', 'r14c', $hk - 1);
+$b = bg("INSERT INTO r14c SELECT $hk FROM generate_series(1, 2)");
+wait_for_waiters('r14c', 1);
+release_key($k);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] } . ${ $b->[2] }, '', '14c: the holder and the waiter succeeded');
+is($node->safe_psql('postgres', "SELECT string_agg(ctid::text, ' ' ORDER BY ctid) FROM r14c
+	  WHERE k IN ($hk - 1, $hk)"),
+	join(' ', map { "($hb," . ($ho + $_) . ')' } (-2 .. 1)),
+	"14c: the holder's row and the waiter's took the freed TIDs");
+is(counter('batched_postings') . '/' . counter('batched_inserts') . '/'
+	  . counter('batch_refused_other') . '/' . counter('batch_skips'),
+	'0/0/1/1', '14c: the holder handed the posting tuple back');
+is(leaf_items('r14c_k', q{count(*) FILTER (WHERE b = 1) || '/' || count(*) || '/' || count(i.htids)},
+	qq{i.key = '($hk)'}), '1/3/0',
+	'14c: its entries, plain: one on the first leaf, the other right of it');
+is($node->safe_psql('postgres', "SELECT blink_check('r14c_k', true)"), '', '14c: blink_check');
+
+# --- 15. waiters that sleep on the leaf's lock (blinkam.batch_wait_on_lock)
+#         instead of their latches: a single tuple and a run publish while
+#         the holder is held, and sleep on the lock (wait event
+#         BufferContent); the holder's release wakes both, their tuples in.
+#         A third one with a statement_timeout cannot withdraw while it
+#         sleeps (an LWLock wait holds interrupts off): the holder takes
+#         its run too, and the timeout's error comes only after it wakes.
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+($a, $k) = start_holder(160, '', 'r6', '6000');
+$b = bg("SET blinkam.batch_wait_on_lock = on; INSERT INTO r6 VALUES (6001)");
+$c = bg("SET blinkam.batch_wait_on_lock = on; INSERT INTO r6 SELECT generate_series(6002, 6011)");
+$d = bg("SET blinkam.batch_wait_on_lock = on; SET statement_timeout = '1s'; "
+	  . "INSERT INTO r6 SELECT generate_series(6101, 6105)");
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 3 FROM pg_stat_activity
+	  WHERE wait_event = 'BufferContent' AND query LIKE '%INSERT INTO r6 %'
+	    AND pid <> pg_backend_pid()")
+  or die 'the waiters do not sleep on the lock';
+# (the timeout has come and gone: the third waiter still waits)
+sleep(2);
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
+	  WHERE wait_event = 'BufferContent' AND query LIKE '%6101, 6105%'"),
+	'1', '15: the waiter past its timeout still sleeps on the lock');
+release_key($k);
+$_->[0]->finish for ($a, $b, $c, $d);
+is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', '15: the holder and two waiters succeeded');
+is(counter('batch_sleeps') >= 2 ? 'yes' : counter('batch_sleeps'), 'yes', '15: the waiters slept');
+is(counter('batched_inserts'), '16', "15: the holder took all three waiters' entries");
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'15: none was left to a timeout');
+is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
+	q{btrim(i.key, '()')::bigint BETWEEN 6000 AND 6011}), '12|12', '15: each entry once');
+# (its statement ends with the timeout's error at its next check for
+# interrupts, if it has one before it commits)
+my $rows15 = $node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 6000 AND 6200');
+if (${ $d->[2] } =~ /canceling statement due to statement timeout/)
+{
+	is($rows15, '12', "15: the third waiter was cancelled: none of its rows");
+}
+else
+{
+	is(${ $d->[2] } . $rows15, '17', '15: or it ended before a check: all rows');
+}
+is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
+	q{btrim(i.key, '()')::bigint BETWEEN 6101 AND 6105}), '5|5',
+	"15: the third waiter's entries once each");
+is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', '15: blink_check');
 
 $node->stop;
 done_testing();

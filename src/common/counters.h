@@ -50,6 +50,7 @@
 	X(BATCH_SHARE_WAITS, "batch_share_waits", "short sleeps of batch waiters that found their page held in share mode (by a reader, or by PostgreSQL writing it out, whose release wakes nobody)") \
 	X(BATCH_LOST_WAKEUPS, "batch_lost_wakeups", "waiters that found the page free after sleeping to their timeout although nobody had woken them or another waiter of the page (a missed wake-up)") \
 	X(BATCHED_RUNS, "batched_runs", "published runs of several tuples (a statement buffer's, for one leaf) that a holder took, whole or in part") \
+	X(BATCHED_POSTINGS, "batched_postings", "posting tuples (a published run's equal keys, one item) that a blink holder took; their entries count in batched_inserts") \
 	X(BATCH_PARTIAL, "batch_partial", "published runs of which holders took only the first part before their owner did the rest itself") \
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \

@@ -32,6 +32,7 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
+bool		blinkam_batch_wait_on_lock = false;
 int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 bool		blinkam_defer_inserts = true;
@@ -134,6 +135,12 @@ blinkam_define_gucs(void)
 							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
 							&blinkam_batch_spin, 100, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("blinkam.batch_wait_on_lock",
+							 "Lets a backend waiting for a batch sleep on the page's lock instead of its latch.",
+							 "The page's next release wakes it (a semaphore, not a signal); it then "
+							 "finds its tuples in or tries the page again.",
+							 &blinkam_batch_wait_on_lock, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.batch_rounds",
 							"How many WAL records a backend holding a busy page may write "
 							"for the inserts of others before it lets the page go.",

@@ -129,6 +129,7 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
+extern bool blinkam_batch_wait_on_lock;
 extern int	blinkam_batch_rounds;
 extern int	blinkam_hot_insert_pages;
 

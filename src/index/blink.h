@@ -542,6 +542,9 @@ extern void _blink_posting_swap(Relation rel, IndexTuple posting, ItemPointer ti
 extern void _blink_fix_tail(Relation rel, Page page);
 extern int	_blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
 							 IndexTuple *out);
+extern int	_blink_dedup_group(Relation rel, IndexTuple *itups, int n,
+							   IndexTuple *out, int *counts);
+extern bool _blink_posting_may_append(Relation rel, Page page, IndexTuple posting);
 extern bool _blink_dedup_before_split(Relation rel, Buffer buf, IndexTuple newitem);
 
 /* blinkbuild.c */

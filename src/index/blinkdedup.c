@@ -21,6 +21,10 @@
  *    key as one posting tuple, appended like any item, when no entry of
  *    the leaf with that key has a TID in the stretch's range
  *    (_blink_dedup_run).  It may land in the unsorted tail.
+ *  - A batch waiter publishes the same stretches of its run as posting
+ *    tuples (_blink_dedup_group); the holder appends one only where the
+ *    same test, and its high key, allow it (_blink_posting_may_append),
+ *    and hands the run back from it otherwise.
  * Inserts never write into an existing posting tuple on their way in:
  * they append items to the leaf's unsorted tail as before, so a hot leaf's
  * WAL delta stays a line pointer and a tuple each.
@@ -263,6 +267,34 @@ _blink_range_free(Relation rel, Page page, IndexTuple base,
 }
 
 /*
+ * Where the stretch of equal keys that starts at itups[i] (of n, plain
+ * items in key order) ends: as far as one posting tuple of them stays
+ * within the size limit.
+ */
+static int
+_blink_stretch_end(Relation rel, IndexTuple *itups, int i, int n)
+{
+	Size		keysz = BlinkItemKeySize(itups[i]);
+	int			j = i + 1;
+
+	while (j < n && _blink_keys_equal(rel, itups[i], itups[j]) &&
+		   BlinkPostingSize(keysz, j - i + 1) <= BLINK_MAX_POSTING_SIZE)
+		j++;
+	return j;
+}
+
+/* One posting tuple of the n plain items itups[0..n-1] (one key, by TID). */
+static IndexTuple
+_blink_posting_of(IndexTuple *itups, int n)
+{
+	ItemPointerData tids[BLINK_MAX_TIDS_PER_PAGE];
+
+	for (int k = 0; k < n; k++)
+		tids[k] = itups[k]->t_tid;
+	return _blink_form_posting(itups[0], tids, n);
+}
+
+/*
  * A statement buffer's run for one leaf, itups[0..n-1] (plain items in key
  * order, equal keys by TID), about to be appended to page (the leaf's page
  * copy, exclusively locked): store each stretch of equal keys as one
@@ -291,22 +323,12 @@ _blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
 	}
 	while (i < n)
 	{
-		Size		keysz = BlinkItemKeySize(itups[i]);
-		int			j = i + 1;
+		int			j = _blink_stretch_end(rel, itups, i, n);
 
-		while (j < n && _blink_keys_equal(rel, itups[i], itups[j]) &&
-			   BlinkPostingSize(keysz, j - i + 1) <= BLINK_MAX_POSTING_SIZE)
-			j++;
 		if (j - i >= 2 &&
 			_blink_range_free(rel, page, itups[i], &itups[i]->t_tid,
 							  &itups[j - 1]->t_tid))
-		{
-			ItemPointerData tids[BLINK_MAX_TIDS_PER_PAGE];
-
-			for (int k = i; k < j; k++)
-				tids[k - i] = itups[k]->t_tid;
-			out[nout++] = _blink_form_posting(itups[i], tids, j - i);
-		}
+			out[nout++] = _blink_posting_of(itups + i, j - i);
 		else
 		{
 			for (int k = i; k < j; k++)
@@ -315,6 +337,56 @@ _blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
 		i = j;
 	}
 	return nout;
+}
+
+/*
+ * The same run, about to be published for the holder of its leaf
+ * (blinkinsert.c, _blink_insert_via_batch), which cannot look at the page:
+ * each stretch of equal keys as one posting tuple if the index
+ * deduplicates and the tuple stays within the size limit; the holder
+ * appends it only where the range rule allows
+ * (_blink_posting_may_append), and hands the run back from it otherwise.
+ * Writes the items to out (room for n) and how many of itups each stands
+ * for to counts, and returns their number.
+ */
+int
+_blink_dedup_group(Relation rel, IndexTuple *itups, int n, IndexTuple *out,
+				   int *counts)
+{
+	int			nout = 0;
+	int			i = 0;
+	bool		dedup = n >= 2 && _blink_dedup_enabled(rel);
+
+	while (i < n)
+	{
+		int			j = dedup ? _blink_stretch_end(rel, itups, i, n) : i + 1;
+
+		out[nout] = j - i >= 2 ? _blink_posting_of(itups + i, j - i) : itups[i];
+		counts[nout++] = j - i;
+		i = j;
+	}
+	return nout;
+}
+
+/*
+ * May a waiter's posting tuple (_blink_dedup_group) be appended to page,
+ * the page copy of the holder of the leaf, below whose high key its first
+ * TID lies?  Its whole range must lie below the high key too (a split may
+ * have cut between its first and last entries), and no item of the page
+ * with its key may hold a TID in its range (the range rule above).
+ */
+bool
+_blink_posting_may_append(Relation rel, Page page, IndexTuple posting)
+{
+	BlinkPageOpaque po = BlinkPageGetOpaque(page);
+
+	Assert(BlinkTupleIsPosting(posting));
+	if (!BlinkPageIsRightmost(po) &&
+		_blink_compare_tuple_end(rel, (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY)),
+								 posting) <= 0)
+		return false;
+	return _blink_range_free(rel, page, posting, BlinkPostingTids(posting),
+							 BlinkTupleMaxHeapTid(posting));
 }
 
 /* The least room a deduplication pass must make to be written. */

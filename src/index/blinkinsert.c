@@ -118,20 +118,51 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 {
 	const void *payloads[BLINKAM_BATCH_MAX_ITEMS];
 	Size		sizes[BLINKAM_BATCH_MAX_ITEMS];
+	IndexTuple	items[BLINKAM_BATCH_MAX_ITEMS];
+	int			counts[BLINKAM_BATCH_MAX_ITEMS];
+	int			nitems;
+	int			nin;
 	BlockNumber where;
 	int			k;
 
 	Assert(n > 0);
 	n = Min(n, BLINKAM_BATCH_MAX_ITEMS);
-	for (int i = 0; i < n; i++)
+
+	/*
+	 * A run's equal keys go out as posting tuples (the holder appends one
+	 * only where the range rule allows it, see _blink_posting_may_append):
+	 * so the holder's record carries each key once, as the run's own flush
+	 * would.  A unique index's tuple is published alone.
+	 */
+	if (unique)
 	{
-		payloads[i] = itups[i];
-		sizes[i] = IndexTupleSize(itups[i]);
+		Assert(n == 1);
+		items[0] = itups[0];
+		counts[0] = 1;
+		nitems = 1;
+	}
+	else
+		nitems = _blink_dedup_group(rel, itups, n, items, counts);
+	for (int i = 0; i < nitems; i++)
+	{
+		payloads[i] = items[i];
+		sizes[i] = IndexTupleSize(items[i]);
 	}
 	/* (a first tuple too large for a slot makes the wait lock at once) */
-	n = Max(blinkam_batch_capacity(sizes, n), 1);
-	k = blinkam_batch_wait(rel, bufp, payloads, sizes, n,
-						   unique ? BLINK_BATCH_UNIQUE : 0, false, NULL, &where);
+	nitems = Max(blinkam_batch_capacity(sizes, nitems), 1);
+	nin = blinkam_batch_wait(rel, bufp, payloads, sizes, nitems,
+							 unique ? BLINK_BATCH_UNIQUE : 0, false, NULL, &where);
+	/* from published items back to the run's tuples */
+	n = 0;
+	k = 0;
+	for (int i = 0; i < nitems; i++)
+	{
+		n += counts[i];
+		if (i < nin)
+			k += counts[i];
+		if (items[i] != itups[n - counts[i]])
+			pfree(items[i]);
+	}
 	for (int i = 0; landed && i < k; i++)
 		landed[i] = true;
 	if (k > 0)
@@ -744,7 +775,23 @@ typedef struct BlinkBatchTarget
 	Relation	rel;
 	Page		page;
 	bool		in_place;		/* the page is changed by appends only */
+	int			postings;		/* waiters' posting tuples taken */
+	int			extra_entries;	/* their entries beyond one each */
 } BlinkBatchTarget;
+
+/*
+ * A holder's record with the tuples of target in it is written: count the
+ * posting tuples (batch.c counted each as one of batched_inserts).
+ */
+static inline void
+_blink_count_postings(BlinkBatchTarget *target)
+{
+	if (target->postings > 0)
+	{
+		blinkam_count(BLINKAM_COUNTER_BATCHED_POSTINGS, target->postings);
+		blinkam_count(BLINKAM_COUNTER_BATCHED_INSERTS, target->extra_entries);
+	}
+}
 
 /*
  * batch.c's add callback for blink leaves: append a waiter's index tuple
@@ -763,8 +810,22 @@ _blink_batch_add(void *arg, const void *payload, Size size, uint32 flags,
 							(flags & BLINK_BATCH_UNIQUE) != 0);
 	if (r != BLINKAM_ADD_TAKEN)
 		return r;
+	if (BlinkTupleIsPosting(itup) &&
+		!_blink_posting_may_append(target->rel, target->page, itup))
+	{
+		/* its waiter inserts it itself, as plain items where it must */
+		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
+		return BLINKAM_ADD_REFUSED;
+	}
 	if (_blink_leaf_append(target->rel, target->page, itup, !target->in_place))
+	{
+		if (BlinkTupleIsPosting(itup))
+		{
+			target->postings++;
+			target->extra_entries += BlinkPostingCount(itup) - 1;
+		}
 		return BLINKAM_ADD_TAKEN;
+	}
 	/* the in-place record's tail is full: the next holder merges it */
 	blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
 	return BLINKAM_ADD_DEFER;
@@ -816,6 +877,7 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	 */
 	target.in_place = _blink_leaf_ntail(BufferGetPage(buf)) + n < BLINK_MAX_TAIL;
 	target.rel = rel;
+	target.postings = target.extra_entries = 0;
 	state = blinkam_xlog_start(rel);
 	target.page = blinkam_xlog_register(state, buf,
 										target.in_place ? BLINKAM_XLOG_APPEND : 0);
@@ -853,6 +915,7 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	}
 	PG_END_TRY();
 	(void) blinkam_batch_write(state, &batch);
+	_blink_count_postings(&target);
 	if (landed)
 	{
 		for (int i = 0; i < n; i++)
@@ -878,8 +941,10 @@ _blink_leaf_round(Relation rel, Buffer buf, BlinkamBatch *batch)
 
 	target.in_place = _blink_leaf_ntail(BufferGetPage(buf)) < BLINK_MAX_TAIL;
 	target.rel = rel;
+	target.postings = target.extra_entries = 0;
 	(void) blinkam_batch_round(rel, buf, target.in_place ? BLINKAM_XLOG_APPEND : 0,
 							   _blink_batch_add, &target, &target.page, batch);
+	_blink_count_postings(&target);
 }
 
 /*
@@ -1415,6 +1480,7 @@ _blink_split(Relation rel, Buffer buf, IndexTuple newitem, OffsetNumber newoff,
 		target.rel = rel;
 		target.page = BufferGetPage(buf);
 		target.in_place = false;
+		target.postings = target.extra_entries = 0;
 		(void) blinkam_batch_forward(rel, lblkno, BufferGetBlockNumber(nbuf),
 									 _blink_batch_moves, &target);
 	}

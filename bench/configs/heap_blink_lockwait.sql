@@ -1,0 +1,10 @@
+-- heap_blink_lockwait: heap_blink whose batch waiters sleep on the page lock
+-- (blinkam.batch_wait_on_lock), not on their latches.
+-- pgoptions: -c blinkam.batch_wait_on_lock=on
+CREATE TABLE measure (
+	sensor_id int NOT NULL,
+	ts timestamp NOT NULL,
+	value float8
+);
+CREATE UNIQUE INDEX measure_pkey ON measure USING blink (sensor_id, ts);
+CREATE INDEX measure_ts ON measure USING blink (ts);
