@@ -855,8 +855,9 @@ wait_for_waiters('r14', 1);
 release_key($k);
 $_->[0]->finish for ($a, $b);
 is(${ $a->[2] } . ${ $b->[2] }, '', '14a: the holder and the waiter succeeded');
-is(counter('batched_postings') . '/' . counter('batched_inserts') . '/' . counter('batch_skips'),
-	'1/10/0', '14a: the holder took the ten entries, as one posting tuple');
+is(counter('batched_postings') . '/' . counter('batched_inserts') . '/' . counter('batch_skips')
+	  . '/' . counter('batched_runs'),
+	'1/10/0/1', '14a: the holder took the ten entries, as one posting tuple, a run');
 is(leaf_items('r14_k', q{count(*) || '/' || sum(coalesce(cardinality(i.htids), 1))},
 	q{i.key = '(2000)'}), '1/10', '14a: one item with ten TIDs');
 is($node->safe_psql('postgres', "SELECT blink_check('r14_k', true)"), '', '14a: blink_check');

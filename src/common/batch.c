@@ -1188,7 +1188,7 @@ blinkam_batch_finish(BlinkamBatch *batch)
 		BlinkBatchSlot *s = &Batch->slots[batch->claimed[i]];
 		int			took = batch->ndone[i] - batch->nstart[i];
 
-		if (s->nitems > 1 && took > 0)
+		if ((s->nitems > 1 || (s->flags & BLINKAM_BATCH_RUN)) && took > 0)
 			runs++;
 		done += took;
 		s->ndone = batch->ndone[i];

@@ -28,6 +28,14 @@
 #define BLINKAM_BATCH_MAX_ITEMS		64	/* payloads in one slot */
 
 /*
+ * A bit of a slot's flags that this file reads (the others are the access
+ * method's): the payloads stand for several of the owner's tuples, a run,
+ * even where they are one payload (blink: a posting tuple of equal keys).
+ * Only counted (batched_runs).
+ */
+#define BLINKAM_BATCH_RUN			(1u << 31)
+
+/*
  * What the access method's add callback did with one payload:
  *   TAKEN    it is on the page copy;
  *   REFUSED  handed back to its waiter, with the rest of its run, for the

@@ -151,7 +151,9 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	/* (a first tuple too large for a slot makes the wait lock at once) */
 	nitems = Max(blinkam_batch_capacity(sizes, nitems), 1);
 	nin = blinkam_batch_wait(rel, bufp, payloads, sizes, nitems,
-							 unique ? BLINK_BATCH_UNIQUE : 0, false, NULL, &where);
+							 (unique ? BLINK_BATCH_UNIQUE : 0) |
+							 (nitems > 1 || counts[0] > 1 ? BLINKAM_BATCH_RUN : 0),
+							 false, NULL, &where);
 	/* from published items back to the run's tuples */
 	n = 0;
 	k = 0;
