@@ -27,6 +27,7 @@
 #      item; handed back where the leaf holds an entry inside its range,
 #      or where its range reaches past the leaf's high key;
 #   15. waiters that sleep on the leaf's lock (blinkam.batch_wait_on_lock);
+#   16. a descent that moves right onto a busy leaf publishes there;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -904,33 +905,33 @@ CREATE TABLE r14c (k bigint) WITH (autovacuum_enabled = off);
 INSERT INTO r14c SELECT generate_series(1, 226 * 9);
 CREATE INDEX r14c_k ON r14c USING blink (k);
 });
-my ($hk, $hb, $ho) = split /\|/, $node->safe_psql('postgres', q{
+my ($h14, $b14, $o14) = split /\|/, $node->safe_psql('postgres', q{
 SELECT btrim(key, '()'), (ctid::text::point)[0], (ctid::text::point)[1]
   FROM blink_page_items('r14c_k', 1) WHERE is_highkey});
 is($node->safe_psql('postgres', "SELECT string_agg(ctid::text, ' ' ORDER BY k) FROM r14c
-	  WHERE k BETWEEN $hk - 2 AND $hk + 1"),
-	join(' ', map { "($hb," . ($ho + $_) . ')' } (-2 .. 1)),
+	  WHERE k BETWEEN $h14 - 2 AND $h14 + 1"),
+	join(' ', map { "($b14," . ($o14 + $_) . ')' } (-2 .. 1)),
 	"14c: the rows around the first leaf's high key lie side by side");
 $node->safe_psql('postgres', qq{
-DELETE FROM r14c WHERE k IN ($hk - 2, $hk - 1, $hk + 1);
+DELETE FROM r14c WHERE k IN ($h14 - 2, $h14 - 1, $h14 + 1);
 VACUUM r14c;
 SELECT blinkam_reset_stats();
 });
-($a, $k) = start_holder(161, '', 'r14c', $hk - 1);
-$b = bg("INSERT INTO r14c SELECT $hk FROM generate_series(1, 2)");
+($a, $k) = start_holder(161, '', 'r14c', $h14 - 1);
+$b = bg("INSERT INTO r14c SELECT $h14 FROM generate_series(1, 2)");
 wait_for_waiters('r14c', 1);
 release_key($k);
 $_->[0]->finish for ($a, $b);
 is(${ $a->[2] } . ${ $b->[2] }, '', '14c: the holder and the waiter succeeded');
 is($node->safe_psql('postgres', "SELECT string_agg(ctid::text, ' ' ORDER BY ctid) FROM r14c
-	  WHERE k IN ($hk - 1, $hk)"),
-	join(' ', map { "($hb," . ($ho + $_) . ')' } (-2 .. 1)),
+	  WHERE k IN ($h14 - 1, $h14)"),
+	join(' ', map { "($b14," . ($o14 + $_) . ')' } (-2 .. 1)),
 	"14c: the holder's row and the waiter's took the freed TIDs");
 is(counter('batched_postings') . '/' . counter('batched_inserts') . '/'
 	  . counter('batch_refused_other') . '/' . counter('batch_skips'),
 	'0/0/1/1', '14c: the holder handed the posting tuple back');
 is(leaf_items('r14c_k', q{count(*) FILTER (WHERE b = 1) || '/' || count(*) || '/' || count(i.htids)},
-	qq{i.key = '($hk)'}), '1/3/0',
+	qq{i.key = '($h14)'}), '1/3/0',
 	'14c: its entries, plain: one on the first leaf, the other right of it');
 is($node->safe_psql('postgres', "SELECT blink_check('r14c_k', true)"), '', '14c: blink_check');
 
@@ -981,6 +982,44 @@ is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
 	q{btrim(i.key, '()')::bigint BETWEEN 6101 AND 6105}), '5|5',
 	"15: the third waiter's entries once each");
 is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', '15: blink_check');
+
+# --- 16. a descent that must move right onto a busy leaf publishes there,
+#         as an insert by a leaf hint does, instead of queueing for its
+#         lock.  The root leaf's split is left unfinished (debug_stop_at =
+#         after_leaf_split): the root is still its left half, so every
+#         descent lands there and moves right.  The holder holds the right
+#         half; a waiter for a key there (a new session: no leaf hints)
+#         publishes on it and goes in by the holder.
+$node->safe_psql('postgres', q{
+CREATE TABLE h16 (k int) WITH (autovacuum_enabled = off);
+CREATE INDEX h16_k ON h16 USING blink (k) WITH (fillfactor = 100);
+INSERT INTO h16 SELECT 2 * g FROM generate_series(1, 300) g;
+DO $$
+BEGIN
+	SET LOCAL blinkam.debug_stop_at = 'after_leaf_split';
+	FOR g IN 301..1000 LOOP
+		BEGIN
+			INSERT INTO h16 VALUES (2 * g);
+		EXCEPTION WHEN object_not_in_prerequisite_state THEN
+			EXIT;
+		END;
+	END LOOP;
+END $$;
+SELECT blinkam_reset_stats();
+});
+is($node->safe_psql('postgres', q{
+SELECT m.root || ' ' || s.incomplete_split FROM blink_metap('h16_k') m, blink_page_stats('h16_k', m.root) s}),
+	'1 true', '16: the root leaf split, its downlink not in');
+($a, $k) = start_holder(162, '', 'h16', 5000);
+$b = bg("INSERT INTO h16 VALUES (5001)");
+wait_for_waiters('h16', 1);
+release_key($k);
+$_->[0]->finish for ($a, $b);
+is(${ $a->[2] } . ${ $b->[2] }, '', '16: the holder and the waiter succeeded');
+is(counter('moverights') . '/' . counter('batched_inserts') . '/' . counter('batch_skips'),
+	'2/1/0', '16: both moved right; the holder took the waiter\'s entry');
+is(entries('h16_k', '(5000)') . entries('h16_k', '(5001)'), '11', '16: each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h16_k', true)"), '', '16: blink_check');
 
 $node->stop;
 done_testing();

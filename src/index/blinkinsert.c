@@ -197,13 +197,11 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		*bufp = _blink_moveright(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE);
 		return k;
 	}
-	while (_blink_should_move_right(rel, *keyp, BufferGetPage(*bufp)))
 	{
-		BlockNumber next = BlinkPageGetOpaque(BufferGetPage(*bufp))->blink_next;
 		bool		busy = false;
 
-		*bufp = _blink_get_target(rel, *bufp, next, BUFFER_LOCK_EXCLUSIVE, &busy);
-		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		*bufp = _blink_moveright_nowait(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE,
+										&busy);
 		if (busy)
 			return k + _blink_insert_via_batch(rel, bufp, itups + k, n - k, keyp,
 											   false, landed ? landed + k : NULL);

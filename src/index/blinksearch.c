@@ -177,6 +177,35 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
 	return buf;
 }
 
+/*
+ * Move right from buf (locked in mode access) as an insert that may
+ * publish does (nolock, see _blink_get_target): let each page go before
+ * taking the next, and take that one only if it is free; a busy one is
+ * returned pinned, *nolock set, for the caller to publish on.  Not
+ * coupled, and need not be: key lies above the high key of the page let
+ * go, which is the next page's low bound, and bounds never rise; if the
+ * next page splits meanwhile, the loop goes on from it.  A descent that
+ * lands left of a split whose downlink is not in yet -- the hot
+ * right-most leaf, just split -- would otherwise queue on the new page's
+ * lock instead of joining its batch.
+ */
+Buffer
+_blink_moveright_nowait(Relation rel, BlinkScanInsert key, Buffer buf,
+						int access, bool *nolock)
+{
+	while (_blink_should_move_right(rel, key, BufferGetPage(buf)))
+	{
+		BlockNumber next = BlinkPageGetOpaque(BufferGetPage(buf))->blink_next;
+
+		buf = _blink_get_target(rel, buf, next, access, nolock);
+		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		if (*nolock)
+			return buf;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return buf;
+}
+
 /* ---------------------------------------------------------------------
  * Leaf hints
  *
@@ -468,8 +497,10 @@ _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 /*
  * _blink_search, where nolock (if not NULL) asks for the target page to
  * be locked exclusively only if that needs no wait: if another backend
- * holds it, the page is returned pinned but not locked, not moved right
- * from, and *nolock is set.  The caller checks *nolock (initially false).
+ * holds it, or a page right of it that the key has moved to (the move is
+ * then not coupled: _blink_moveright_nowait), that page is returned
+ * pinned but not locked, not moved right from, and *nolock is set.  The
+ * caller checks *nolock (initially false).
  */
 BlinkStack
 _blink_search_ext(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
@@ -525,8 +556,19 @@ _blink_search_ext(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 		BlinkStack	entry;
 		BlockNumber child;
 
-		buf = _blink_moveright(rel, key, buf,
-							   level == target_level ? access : BUFFER_LOCK_SHARE);
+		if (level == target_level && nolock != NULL)
+		{
+			/* an insert's leaf: a busy page right of it is published on */
+			buf = _blink_moveright_nowait(rel, key, buf, access, nolock);
+			if (*nolock)
+			{
+				*bufp = buf;
+				return stack;
+			}
+		}
+		else
+			buf = _blink_moveright(rel, key, buf,
+								   level == target_level ? access : BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		opaque = BlinkPageGetOpaque(page);
 		if (opaque->blink_level != level)
