@@ -347,7 +347,8 @@ _blink_dedup_run(Relation rel, Page page, IndexTuple *itups, int n,
  * appends it only where the range rule allows
  * (_blink_posting_may_append), and hands the run back from it otherwise.
  * Writes the items to out (room for n) and how many of itups each stands
- * for to counts, and returns their number.
+ * for to counts (above one: a posting tuple palloc'd here; one: the item
+ * of itups itself), and returns their number.
  */
 int
 _blink_dedup_group(Relation rel, IndexTuple *itups, int n, IndexTuple *out,

@@ -132,17 +132,11 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	 * A run's equal keys go out as posting tuples (the holder appends one
 	 * only where the range rule allows it, see _blink_posting_may_append):
 	 * so the holder's record carries each key once, as the run's own flush
-	 * would.  A unique index's tuple is published alone.
+	 * would.  (A unique index's tuple comes alone, and such an index never
+	 * deduplicates: it goes out as it is.)
 	 */
-	if (unique)
-	{
-		Assert(n == 1);
-		items[0] = itups[0];
-		counts[0] = 1;
-		nitems = 1;
-	}
-	else
-		nitems = _blink_dedup_group(rel, itups, n, items, counts);
+	Assert(!unique || n == 1);
+	nitems = _blink_dedup_group(rel, itups, n, items, counts);
 	for (int i = 0; i < nitems; i++)
 	{
 		payloads[i] = items[i];
@@ -162,8 +156,8 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		n += counts[i];
 		if (i < nin)
 			k += counts[i];
-		if (items[i] != itups[n - counts[i]])
-			pfree(items[i]);
+		if (counts[i] > 1)
+			pfree(items[i]);	/* a posting tuple made for the slot */
 	}
 	for (int i = 0; landed && i < k; i++)
 		landed[i] = true;
