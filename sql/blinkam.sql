@@ -32,6 +32,11 @@ SHOW blinkam.enable_workers;
 SET blinkam.enable_workers = off;
 SET blinkam.no_such_setting = 1;
 SELECT name, setting, context FROM pg_settings WHERE name LIKE 'blinkam.%' ORDER BY name;
+-- how a batch waiter sleeps: a value that is not one is refused, with the list
+SET blinkam.batch_sleep = 'nap';
+SET blinkam.batch_sleep = page_lock;
+SHOW blinkam.batch_sleep;
+RESET blinkam.batch_sleep;
 
 -- the library is already loaded at server start; LOAD again is a no-op
 LOAD 'blinkam';

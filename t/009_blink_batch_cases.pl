@@ -26,7 +26,7 @@
 #   14. a run's equal keys published as one posting tuple: taken as one
 #      item; handed back where the leaf holds an entry inside its range,
 #      or where its range reaches past the leaf's high key;
-#   15. waiters that sleep on the leaf's lock (blinkam.batch_wait_on_lock);
+#   15. waiters that sleep on the leaf's lock (blinkam.batch_sleep = page_lock);
 #   16. a descent that moves right onto a busy leaf publishes there;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
@@ -56,7 +56,13 @@ max_connections = 60
 # require a waiter to be woken by its holder.
 authentication_timeout = 600
 ));
+# t/026_blink_batch_futex.pl runs these cases again with batch waiters asleep on a futex
+$node->append_conf('postgresql.conf',
+	"blinkam.batch_sleep = '$ENV{BLINKAM_TEST_BATCH_SLEEP}'")
+  if $ENV{BLINKAM_TEST_BATCH_SLEEP};
 $node->start;
+is($node->safe_psql('postgres', 'SHOW blinkam.batch_sleep'),
+	$ENV{BLINKAM_TEST_BATCH_SLEEP} // 'latch', 'batch waiters sleep as this run asks');
 BatchCases::use_node($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 
@@ -935,7 +941,7 @@ is(leaf_items('r14c_k', q{count(*) FILTER (WHERE b = 1) || '/' || count(*) || '/
 	'14c: its entries, plain: one on the first leaf, the other right of it');
 is($node->safe_psql('postgres', "SELECT blink_check('r14c_k', true)"), '', '14c: blink_check');
 
-# --- 15. waiters that sleep on the leaf's lock (blinkam.batch_wait_on_lock)
+# --- 15. waiters that sleep on the leaf's lock (blinkam.batch_sleep = page_lock)
 #         instead of their latches: a single tuple and a run publish while
 #         the holder is held, and sleep on the lock (wait event
 #         BufferContent); the holder's release wakes both, their tuples in.
@@ -944,9 +950,9 @@ is($node->safe_psql('postgres', "SELECT blink_check('r14c_k', true)"), '', '14c:
 #         its run too, and the timeout's error comes only after it wakes.
 $node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
 ($a, $k) = start_holder(160, '', 'r6', '6000');
-$b = bg("SET blinkam.batch_wait_on_lock = on; INSERT INTO r6 VALUES (6001)");
-$c = bg("SET blinkam.batch_wait_on_lock = on; INSERT INTO r6 SELECT generate_series(6002, 6011)");
-$d = bg("SET blinkam.batch_wait_on_lock = on; SET statement_timeout = '1s'; "
+$b = bg("SET blinkam.batch_sleep = page_lock; INSERT INTO r6 VALUES (6001)");
+$c = bg("SET blinkam.batch_sleep = page_lock; INSERT INTO r6 SELECT generate_series(6002, 6011)");
+$d = bg("SET blinkam.batch_sleep = page_lock; SET statement_timeout = '1s'; "
 	  . "INSERT INTO r6 SELECT generate_series(6101, 6105)");
 $node->poll_query_until('postgres',
 	"SELECT count(*) = 3 FROM pg_stat_activity

@@ -1,12 +1,19 @@
 # Helpers shared by the forced-interleaving tests of cooperative batches
-# (t/009 for blink leaves, t/018 for blinkheap insert pages).  A test sets
+# (t/009 for blink leaves, t/018 for blinkheap insert pages; t/026 and
+# t/027 run those again with another blinkam.batch_sleep).  A test sets
 # its node once (BatchCases::use_node) and calls these by name.
 package BatchCases;
 
 use strict;
 use warnings;
 use Exporter 'import';
+use FindBin;
 use IPC::Run;
+# loaded here at compile time for their INIT blocks, which a cases file
+# run by rerun_with_batch_sleep would load too late
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
 
 our @EXPORT = qw(bg counter leaf_items wait_for_waiters waiting hold_key release_key paused paused_on waits_on start_holder);
 
@@ -141,6 +148,20 @@ sub waits_on
 		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = '$event'
 		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
 	  or die "$tag does not wait for $event";
+}
+
+# Run the cases file $file (in t/) again, its node set to
+# blinkam.batch_sleep = $how (the file reads BLINKAM_TEST_BATCH_SLEEP).
+sub rerun_with_batch_sleep
+{
+	my ($how, $file) = @_;
+
+	plan skip_all => 'blinkam.batch_sleep = futex exists on Linux only'
+	  if $how eq 'futex' && $^O ne 'linux';
+	$ENV{BLINKAM_TEST_BATCH_SLEEP} = $how;
+	my $path = "$FindBin::RealBin/$file";
+	do $path;
+	die "$path: $@" if $@;
 }
 
 1;

@@ -1,6 +1,6 @@
 -- heap_blink_lockwait: heap_blink whose batch waiters sleep on the page lock
--- (blinkam.batch_wait_on_lock), not on their latches.
--- pgoptions: -c blinkam.batch_wait_on_lock=on
+-- (blinkam.batch_sleep = page_lock), not on their latches.
+-- pgoptions: -c blinkam.batch_sleep=page_lock
 CREATE TABLE measure (
 	sensor_id int NOT NULL,
 	ts timestamp NOT NULL,

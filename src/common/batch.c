@@ -128,7 +128,7 @@
  * the flag and letting go -- and the first comes right at a hand-off,
  * when a checkpointer queued for the lock races the woken waiter.)
  *
- * Waiting on the page lock (blinkam.batch_wait_on_lock, blink leaves
+ * Waiting on the page lock (blinkam.batch_sleep = page_lock, blink leaves
  * only).  A published waiter that has spun in vain may sleep in
  * LWLockAcquireOrWait on the page's content lock instead of on its latch:
  * it takes the lock if it is free (and goes on as after any successful
@@ -147,6 +147,32 @@
  * sleeps (LWLock waits hold interrupts off), so a cancel takes effect only
  * once the page is let go -- as for any insert queued on the page lock.
  * Tests: t/009 case 15.
+ *
+ * How a waiter sleeps (blinkam.batch_sleep; "latch" by default).  Every
+ * wake-up of a waiter above goes through wake_slot, which sets the owner's
+ * latch.  With "latch" the owner sleeps in WaitLatch: a set of a latch
+ * whose owner sleeps costs the waker a signal (kill) and the sleeper an
+ * epoll_wait and a signalfd read.  With "futex" (Linux only) the owner
+ * sleeps in the kernel on its latch's flag word itself (Latch.is_set, in
+ * the shared PGPROC; FUTEX_WAIT while the word is 0, unset), having first
+ * raised "asleep" in its slot; wake_slot's SetLatch sets the word and
+ * sends no signal (the owner is not in WaitLatch), and, seeing "asleep",
+ * wake_slot wakes the owner with one FUTEX_WAKE.  No wake-up is lost: the
+ * owner writes asleep, then a full barrier, then the kernel compares the
+ * word and queues the owner in one step; the waker writes the word, then
+ * a full barrier (SetLatch's), then reads asleep.  So either the waker
+ * reads asleep raised and its FUTEX_WAKE, issued after its write of the
+ * word, finds the owner queued or its compare failed; or the owner's
+ * compare reads the word set and it does not sleep.  The owner resets its
+ * latch after every sleep and looks at its slot again, as after WaitLatch.
+ * Interrupts work as in WaitLatch: PostgreSQL's signal handlers set
+ * MyLatch, so a signal that comes before the sleep fails the compare, and
+ * one that comes during it ends the call (EINTR).  Postmaster death is
+ * looked for after every sleep (at most the timeout long) rather than at
+ * once.  On 2 cores the futex sleep was level with the latch
+ * (bench/results/batch-sleep-2core-20261127.md); it is there to be
+ * measured on many cores, where a waiter's wake-up lies on the hot page's
+ * critical path.
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
@@ -245,10 +271,19 @@
 #include "access/xact.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/pmsignal.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/rel.h"
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#endif
 
 #include "common/batch.h"
 #include "common/counters.h"
@@ -276,6 +311,8 @@ typedef struct BlinkBatchSlot
 								 * page, or to look again), counted */
 	pg_atomic_uint32 wakes_tried;	/* the owner's lock attempts have
 									 * answered wakes up to this count */
+	pg_atomic_uint32 asleep;	/* 1 while the owner sleeps on its latch's
+								 * flag word (blinkam.batch_sleep = futex) */
 	uint32		next;			/* next slot + 1 in its list, 0 at the end */
 	RelFileNode node;
 	BlockNumber blkno;
@@ -337,6 +374,7 @@ batch_shmem_init(void)
 			pg_atomic_init_u32(&Batch->slots[i].linked, 0);
 			pg_atomic_init_u32(&Batch->slots[i].wakes, 0);
 			pg_atomic_init_u32(&Batch->slots[i].wakes_tried, 0);
+			pg_atomic_init_u32(&Batch->slots[i].asleep, 0);
 		}
 	}
 }
@@ -360,6 +398,23 @@ static inline pg_atomic_uint32 *
 holders_of(RelFileNode node, BlockNumber blkno)
 {
 	return &Batch->holders[bucket_index(node, blkno)];
+}
+
+/*
+ * Wake the owner of slot s, however it sleeps (see "How a waiter
+ * sleeps"): SetLatch sets its latch's flag, then a full barrier, and
+ * signals only an owner asleep in WaitLatch; one asleep on the flag word
+ * itself needs a futex wake-up.
+ */
+static void
+wake_slot(BlinkBatchSlot *s)
+{
+	SetLatch(s->latch);
+#ifdef __linux__
+	if (pg_atomic_read_u32(&s->asleep) != 0)
+		(void) syscall(SYS_futex, (void *) &s->latch->is_set, FUTEX_WAKE,
+					   1, NULL, NULL, 0);
+#endif
 }
 
 static void
@@ -426,7 +481,7 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 			if (!mine)
 			{
 				pg_atomic_fetch_add_u32(&s->wakes, 1);
-				SetLatch(s->latch);
+				wake_slot(s);
 			}
 			else if (wake_one && first == NULL)
 			{
@@ -449,7 +504,7 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 	if (first != NULL)
 	{
 		pg_atomic_fetch_add_u32(&first->wakes, 1);
-		SetLatch(first->latch);
+		wake_slot(first);
 	}
 	return n;
 }
@@ -709,6 +764,46 @@ holder_announced(BlinkBatchSlot *s)
 }
 
 /*
+ * Sleep until our latch is set or timeout_ms pass (see "How a waiter
+ * sleeps"); the latch is reset on return.  Returns true on the timeout.
+ */
+static bool
+batch_sleep(BlinkBatchSlot *s, int timeout_ms)
+{
+	bool		timed_out = false;
+
+#ifdef __linux__
+	if (blinkam_batch_sleep == BLINKAM_BATCH_SLEEP_FUTEX)
+	{
+		struct timespec ts;
+
+		StaticAssertStmt(sizeof(MyLatch->is_set) == sizeof(uint32),
+						 "a latch's flag must be a futex word");
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long) (timeout_ms % 1000) * 1000000L;
+		/* asleep before the flag is read (wake_slot: the flag, then asleep) */
+		pg_atomic_write_u32(&s->asleep, 1);
+		pg_memory_barrier();
+		pgstat_report_wait_start(PG_WAIT_EXTENSION);
+		if (syscall(SYS_futex, (void *) &MyLatch->is_set, FUTEX_WAIT, 0, &ts,
+					NULL, 0) != 0 && errno == ETIMEDOUT)
+			timed_out = true;
+		pgstat_report_wait_end();
+		pg_atomic_write_u32(&s->asleep, 0);
+		ResetLatch(MyLatch);
+		/* as WaitLatch's WL_EXIT_ON_PM_DEATH */
+		if (!PostmasterIsAlive())
+			proc_exit(1);
+		return timed_out;
+	}
+#endif
+	timed_out = (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						   timeout_ms, PG_WAIT_EXTENSION) & WL_TIMEOUT) != 0;
+	ResetLatch(MyLatch);
+	return timed_out;
+}
+
+/*
  * For a waiter: this backend wants to add payloads[0..n-1] (sizes[i]
  * bytes each, a run in the order the access method wants them offered,
  * with its flags) to the page in *bufp (pinned, not locked), which another
@@ -801,7 +896,6 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		uint32		expected = SLOT_PENDING;
 		bool		was_woken = false;
 		bool		got = false;
-		int			rc;
 
 		if (st == SLOT_DONE || st == SLOT_SKIPPED)
 		{
@@ -950,11 +1044,11 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		}
 
 		/*
-		 * blinkam.batch_wait_on_lock: sleep on the page's lock instead of
+		 * blinkam.batch_sleep = page_lock: sleep on the page's lock instead of
 		 * our latch (see "Waiting on the page lock").  Not a slot that was
 		 * forwarded: its holder holds another page.
 		 */
-		if (blinkam_batch_wait_on_lock && !announced &&
+		if (blinkam_batch_sleep == BLINKAM_BATCH_SLEEP_PAGE_LOCK && !announced &&
 			(st == SLOT_PENDING || st == SLOT_CLAIMED) &&
 			!BufferIsLocal(*bufp) && !slot_moved(s, *bufp))
 		{
@@ -978,12 +1072,10 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		}
 		else
 			share_wait = 0;
-		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					   share_wait > 0 ? share_wait : blinkam_debug_batch_wait_timeout,
-					   PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		timed_out = batch_sleep(s, share_wait > 0 ? share_wait :
+								blinkam_debug_batch_wait_timeout) &&
+			share_wait == 0;
 		slept = true;
-		timed_out = (rc & WL_TIMEOUT) != 0 && share_wait == 0;
 		if (timed_out)
 			blinkam_count(BLINKAM_COUNTER_BATCH_WAIT_TIMEOUTS, 1);
 	}
@@ -1264,7 +1356,7 @@ blinkam_batch_wake(BlinkamBatch *batch)
 	{
 		if (batch->fate[i] == BLINKAM_ADD_TAKEN ||
 			batch->fate[i] == BLINKAM_ADD_REFUSED)
-			SetLatch(Batch->slots[batch->claimed[i]].latch);
+			wake_slot(&Batch->slots[batch->claimed[i]]);
 	}
 	if (batch->forwarded)
 	{

@@ -32,7 +32,7 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
-bool		blinkam_batch_wait_on_lock = false;
+int			blinkam_batch_sleep = BLINKAM_BATCH_SLEEP_LATCH;
 int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 bool		blinkam_defer_inserts = true;
@@ -57,6 +57,15 @@ int			blinkam_debug_pause_at = BLINKAM_PAUSE_NONE;
 int			blinkam_debug_pause_key = 1;
 int			blinkam_debug_pause_also_at = BLINKAM_PAUSE_NONE;
 int			blinkam_debug_pause_also_key = 2;
+
+static const struct config_enum_entry batch_sleep_options[] = {
+	{"latch", BLINKAM_BATCH_SLEEP_LATCH, false},
+#ifdef __linux__
+	{"futex", BLINKAM_BATCH_SLEEP_FUTEX, false},
+#endif
+	{"page_lock", BLINKAM_BATCH_SLEEP_PAGE_LOCK, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry pause_at_options[] = {
 	{"none", BLINKAM_PAUSE_NONE, false},
@@ -135,11 +144,14 @@ blinkam_define_gucs(void)
 							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
 							&blinkam_batch_spin, 100, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("blinkam.batch_wait_on_lock",
-							 "Lets a backend waiting for a batch sleep on the page's lock instead of its latch.",
-							 "The page's next release wakes it (a semaphore, not a signal); it then "
-							 "finds its tuples in or tries the page again.",
-							 &blinkam_batch_wait_on_lock, false,
+	DefineCustomEnumVariable("blinkam.batch_sleep",
+							 "How a backend waiting for a batch sleeps until the page's holder answers.",
+							 "latch: in WaitLatch, woken by a signal.  futex (Linux only): on "
+							 "its latch's flag word, woken by one futex call.  page_lock: on a "
+							 "blink leaf's lock, woken by its next release (blinkheap waiters "
+							 "then use the latch).",
+							 &blinkam_batch_sleep, BLINKAM_BATCH_SLEEP_LATCH,
+							 batch_sleep_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.batch_rounds",
 							"How many WAL records a backend holding a busy page may write "

@@ -129,7 +129,15 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
-extern bool blinkam_batch_wait_on_lock;
+
+/* blinkam.batch_sleep: how a batch waiter sleeps (batch.c, "How a waiter sleeps") */
+typedef enum BlinkamBatchSleep
+{
+	BLINKAM_BATCH_SLEEP_LATCH,	/* WaitLatch, woken by SetLatch */
+	BLINKAM_BATCH_SLEEP_FUTEX,	/* on its latch's flag word (Linux) */
+	BLINKAM_BATCH_SLEEP_PAGE_LOCK	/* on a blink leaf's content lock */
+} BlinkamBatchSleep;
+extern int	blinkam_batch_sleep;
 extern int	blinkam_batch_rounds;
 extern int	blinkam_hot_insert_pages;
 

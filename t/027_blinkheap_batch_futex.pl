@@ -1,0 +1,13 @@
+# The forced interleavings of t/018 (blinkheap insert pages) again, with batch waiters
+# asleep on their latches' flag words (blinkam.batch_sleep = futex) instead
+# of in WaitLatch.  The cases that raise a waiter's last-resort timeout and
+# require it to be woken by its holder (batch_wait_timeouts and
+# batch_lost_wakeups stay 0) check wake_slot's futex wake-up; the
+# cancelled waiters check that a signal ends the sleep.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use BatchCases;
+
+BatchCases::rerun_with_batch_sleep('futex', '018_blinkheap_batch_cases.pl');
