@@ -102,7 +102,38 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 results=$here/results
 mkdir -p "$results"
 csv=$results/iot-$stamp.csv
-echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,avg_batch,top_waits,batch_waits" >"$csv"
+echo "config,clients,tps,p50_ms,p95_ms,p99_ms,rows,wal_bytes_per_row,table_mb,index_mb,avg_batch,top_waits,batch_waits,cpu_us_per_xact" >"$csv"
+
+# The machine's busy CPU time (user, nice, system, irq, softirq), in
+# clock ticks, from /proc/stat.
+cpu_busy() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# In the background during a run: the machine's busy ticks between 3 s
+# after the start (the clients are connected) and 1 s before the end,
+# written with the window's bounds (epoch seconds) to $1/cpu.
+cpu_window() {
+	local a b t0 t1
+	[ "$DURATION" -ge 6 ] || return 0
+	sleep 3
+	t0=$(date +%s.%N); a=$(cpu_busy)
+	sleep $((DURATION - 4))
+	b=$(cpu_busy); t1=$(date +%s.%N)
+	echo "$t0 $t1 $((b - a))" >"$1/cpu"
+}
+
+# Machine CPU per transaction over that window: its busy time over the
+# transactions that ended inside it (pgbench's log: epoch seconds and
+# microseconds in fields 5 and 6); "-" if there was no window.
+cpu_per_xact() {
+	local dir=$1 t0 t1 ticks
+	[ -s "$dir/cpu" ] || { echo -; return; }
+	read -r t0 t1 ticks <"$dir/cpu"
+	cat "$dir"/log.* | awk -v t0="$t0" -v t1="$t1" -v us=$((ticks * 1000000 / $(getconf CLK_TCK))) '
+		{ t = $5 + $6 / 1e6; if (t >= t0 && t < t1) n++ }
+		END { if (n > 0) printf "%.0f", us / n; else print "-" }'
+}
 
 run_one() {
 	local config=$1 clients=$2 jobs dir lsn0 lsn1 tps rows waits
@@ -133,6 +164,8 @@ run_one() {
 		) &
 		ckpt=$!
 	fi
+	cpu_window "$dir" &
+	local cpuw=$!
 	local perf=
 	if [ "${PERF:-0}" = 1 ]; then
 		perf record -a -g -o "$results/perf-$stamp-$config-$clients.data" \
@@ -149,6 +182,7 @@ run_one() {
 		-l --log-prefix="$dir/log") >"$dir/pgbench.out" 2>&1 ||
 		{ cat "$dir/pgbench.out" >&2; exit 1; }
 	wait "$sampler" || true
+	wait "$cpuw" || true
 	[ -n "$perf" ] && { wait "$perf" || true; }
 	[ -n "$ckpt" ] && { wait "$ckpt" || true; }
 
@@ -181,7 +215,8 @@ run_one() {
 					blinkam_stats() sl, blinkam_stats() ti, blinkam_stats() lo
 			  WHERE ru.name = 'batched_runs' AND pa.name = 'batch_partial'
 				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps'
-				AND ti.name = 'batch_wait_timeouts' AND lo.name = 'batch_lost_wakeups')" >>"$csv"
+				AND ti.name = 'batch_wait_timeouts' AND lo.name = 'batch_lost_wakeups'),
+			'$(cpu_per_xact "$dir")'" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
 }
@@ -234,17 +269,19 @@ png=$results/iot-$stamp.png
 	echo "of all waits that spun or slept; waits that slept to their 100 ms timeout"
 	echo "(lost: of those, the ones that found the page free and nobody woken);"
 	echo "short sleeps of waiters whose page was held in share mode (PostgreSQL writing it out)."
+	echo "CPU µs/xact: the machine's busy CPU time (server and clients) per transaction,"
+	echo "from 3 s after a run's start to 1 s before its end (runs of 6 s or more)."
 	[ -n "${CHECKPOINT_EVERY:-}" ] && echo "A CHECKPOINT every ${CHECKPOINT_EVERY}s during each run."
 	echo
-	echo "| config | clients | TPS | vs heap_btree | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | batch waits | top wait events |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+	echo "| config | clients | TPS | vs heap_btree | CPU µs/xact | p50 ms | p95 ms | p99 ms | WAL B/row | table MB | indexes MB | avg batch | batch waits | top wait events |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 	awk -F, 'NR > 1 { row[NR] = $0; if ($1 == "heap_btree") base[$2] = $3 }
 		END {
 			for (i = 2; i <= NR; i++) {
 				split(row[i], f, ",")
 				ratio = (f[2] in base && base[f[2]] > 0) ? sprintf("%.2f", f[3] / base[f[2]]) : "-"
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					f[1], f[2], f[3], ratio, f[4], f[5], f[6], f[8], f[9], f[10], f[11], f[13], f[12]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					f[1], f[2], f[3], ratio, f[14], f[4], f[5], f[6], f[8], f[9], f[10], f[11], f[13], f[12]
 			}
 		}' "$csv"
 } >"$md"
