@@ -166,6 +166,11 @@ run_one() {
 	fi
 	cpu_window "$dir" &
 	local cpuw=$!
+	local pstat=
+	if [ -n "${PERFSTAT:-}" ]; then
+		perf stat -a -x, -e "$PERFSTAT" -o "$dir/perfstat" -- sleep "$DURATION" >/dev/null 2>&1 &
+		pstat=$!
+	fi
 	local perf=
 	if [ "${PERF:-0}" = 1 ]; then
 		perf record -a -g -o "$results/perf-$stamp-$config-$clients.data" \
@@ -184,6 +189,7 @@ run_one() {
 	wait "$sampler" || true
 	wait "$cpuw" || true
 	[ -n "$perf" ] && { wait "$perf" || true; }
+	[ -n "$pstat" ] && { wait "$pstat" || true; perfstat_per_xact "$config" "$clients" "$dir"; }
 	[ -n "$ckpt" ] && { wait "$ckpt" || true; }
 
 	lsn1=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
@@ -219,6 +225,18 @@ run_one() {
 			'$(cpu_per_xact "$dir")'" >>"$csv"
 	say "$(tail -1 "$csv")"
 	rm -rf "$dir"
+}
+
+# PERFSTAT=events: the counts of perf stat -a over one run (config,
+# clients, run dir), per transaction of the run, appended to
+# iot-STAMP-perfstat.txt.
+perfstat_per_xact() {
+	local xacts
+	xacts=$(cat "$3"/log.* | wc -l)
+	awk -F, -v c="$1" -v n="$2" -v x="$xacts" '
+		BEGIN { printf "== %s, %s clients: %d transactions\n", c, n, x }
+		/^[0-9]/ { printf "%12.2f per transaction  %s\n", $1 / (x > 0 ? x : 1), $3 }' \
+		"$3/perfstat" >>"$results/iot-$stamp-perfstat.txt"
 }
 
 # WALKINDS=1: the WAL of one run (config, clients, from, to, rows) by kind
