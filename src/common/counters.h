@@ -54,7 +54,7 @@
 	X(BATCH_PARTIAL, "batch_partial", "published runs of which holders took only the first part before their owner did the rest itself") \
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
-	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
+	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept (as blinkam.batch_sleep says)") \
 	X(BATCH_REFUSED_RIGHT, "batch_refused_right", "published blink runs a holder stopped taking at an entry that belongs right of its leaf (the leaf split after they were published)") \
 	X(BATCH_REFUSED_ROOM, "batch_refused_room", "published blink runs a holder stopped taking at an entry its leaf had no room for (the leaf must split first)") \
 	X(BATCH_REFUSED_OTHER, "batch_refused_other", "published blink runs a holder stopped taking at an entry whose key a unique index holds already (the waiter judges it) or that an in-place record could not append") \
