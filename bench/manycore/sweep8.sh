@@ -1,5 +1,5 @@
 #!/bin/bash
-# sweep8.sh: one device call of about 8 minutes -- how a batch waiter
+# sweep8.sh: one device call of about 9 minutes -- how a batch waiter
 # should wait on 16 cores: heap_blink (its latch), heap_blink_futex (a
 # futex on its latch's flag word, blinkam.batch_sleep = futex),
 # heap_blink_lockwait (the leaf's lock, batch_sleep = page_lock) and
