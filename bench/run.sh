@@ -266,10 +266,29 @@ wal_kinds() {
 	} >>"$out"
 }
 
+# Its arguments from the (N mod count)-th on, then those before it: the
+# words after N, rotated left by N.
+rotate() {
+	local n=$1 i=0 w head= tail=
+	shift
+	n=$((n % $#))
+	for w in "$@"; do
+		if [ "$i" -lt "$n" ]; then head="$head $w"; else tail="$tail $w"; fi
+		i=$((i + 1))
+	done
+	echo $tail $head
+}
+
+# The configurations run in turn at each client count, and their order
+# moves on by one from one client count to the next: on 2 cores a
+# configuration run later at the same client count gained a few per cent
+# over one run before it (bench/results/batch-sleep-2core-20261127.md).
+rotation=0
 for clients in $CLIENTS; do
-	for config in $CONFIGS; do
+	for config in $(rotate "$rotation" $CONFIGS); do
 		run_one "$config" "$clients"
 	done
+	rotation=$((rotation + 1))
 done
 
 # --- report ---------------------------------------------------------------
@@ -277,7 +296,8 @@ md=$results/iot-$stamp.md
 png=$results/iot-$stamp.png
 {
 	echo "IoT insert benchmark, $stamp: $(nproc) cores, synchronous_commit = off,"
-	echo "${DURATION}s per run, configurations run alternately in one cluster,"
+	echo "${DURATION}s per run, configurations run alternately in one cluster (their order"
+	echo "moving on by one at each client count),"
 	echo "$PIPE IoT statement(s) of 10 rows per transaction (PIPE; more than one: sent"
 	echo "in one pipeline)."
 	echo "TPS ratio: against heap_btree at the same client count.  avg batch: index"
