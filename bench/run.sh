@@ -189,7 +189,7 @@ run_one() {
 	wait "$sampler" || true
 	wait "$cpuw" || true
 	[ -n "$perf" ] && { wait "$perf" || true; }
-	[ -n "$pstat" ] && { wait "$pstat" || true; perfstat_per_xact "$config" "$clients" "$dir"; }
+	[ -n "$pstat" ] && { wait "$pstat" || true; }
 	[ -n "$ckpt" ] && { wait "$ckpt" || true; }
 
 	lsn1=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
@@ -197,6 +197,7 @@ run_one() {
 	[ "${WALKINDS:-0}" = 1 ] && wal_kinds "$config" "$clients" "$lsn0" "$lsn1" "$rows"
 	tps=$(awk '/^tps = / { printf "%.0f", $3; exit }' "$dir/pgbench.out")
 	cat "$dir"/log.* | awk '{ print $3 }' | sort -n >"$dir/lat"
+	[ -n "$pstat" ] && perfstat_per_xact "$config" "$clients" "$dir"
 	waits=$(tr -d '\n,' <"$dir/waits")
 	psql_q -F , -c "SELECT '$config', $clients, $tps,
 			'$(percentile "$dir/lat" 50)', '$(percentile "$dir/lat" 95)',
@@ -228,11 +229,11 @@ run_one() {
 }
 
 # PERFSTAT=events: the counts of perf stat -a over one run (config,
-# clients, run dir), per transaction of the run, appended to
-# iot-STAMP-perfstat.txt.
+# clients, run dir), per transaction of the run (a line each in the run's
+# sorted latencies, lat), appended to iot-STAMP-perfstat.txt.
 perfstat_per_xact() {
 	local xacts
-	xacts=$(cat "$3"/log.* | wc -l)
+	xacts=$(wc -l <"$3/lat")
 	awk -F, -v c="$1" -v n="$2" -v x="$xacts" '
 		BEGIN { printf "== %s, %s clients: %d transactions\n", c, n, x }
 		/^[0-9]/ { printf "%12.2f per transaction  %s\n", $1 / (x > 0 ? x : 1), $3 }' \
