@@ -28,6 +28,8 @@
 #      or where its range reaches past the leaf's high key;
 #   15. waiters that sleep on the leaf's lock (blinkam.batch_sleep = page_lock);
 #   16. a descent that moves right onto a busy leaf publishes there;
+#   17. a holder's wake-up that comes while its waiter is between its
+#      last look at its slot and its sleep is not lost;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -1026,6 +1028,57 @@ is(counter('moverights') . '/' . counter('batched_inserts') . '/' . counter('bat
 	'2/1/0', '16: both moved right; the holder took the waiter\'s entry');
 is(entries('h16_k', '(5000)') . entries('h16_k', '(5001)'), '11', '16: each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h16_k', true)"), '', '16: blink_check');
+
+# --- 17. a holder's wake-up that comes while its waiter is between its last
+#         look at its slot and its sleep.  The waiter is held there
+#         (batch_sleep_start; with batch_sleep = futex also at
+#         batch_futex_asleep, after it raised "asleep" and before
+#         FUTEX_WAIT), polling for its key without touching its latch; the
+#         holder, let go, takes its entry and wakes it there.  Let go in
+#         turn, the waiter's sleep must end at once: its last-resort
+#         timeout is raised, so a lost wake-up shows as a 60 s sleep and in
+#         batch_wait_timeouts.
+$node->safe_psql('postgres', q{
+CREATE TABLE h17 (k bigint);
+CREATE INDEX h17_k ON h17 USING blink (k);
+INSERT INTO h17 SELECT generate_series(1, 100);
+});
+my @points17 = ([ 'batch_sleep_start', '' ]);
+push @points17, [ 'batch_futex_asleep', 'SET blinkam.batch_sleep = futex; ' ],
+  [ 'batch_sleep_start', 'SET blinkam.batch_sleep = futex; ' ]
+  if $^O eq 'linux';
+my $v17 = 7000;
+for my $p (@points17)
+{
+	my ($point, $sets) = @$p;
+	my $t = "17 ($point" . ($sets ? ', futex' : '') . ')';
+	$v17 += 10;
+	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+	($a, $k) = start_holder(171, '', 'h17', $v17);
+	my $wk = hold_key(172);
+	$b = bg("$sets SET blinkam.debug_batch_wait_timeout = '60s'; "
+		  . "SET blinkam.debug_pause_at = $point; SET blinkam.debug_pause_key = 172; "
+		  . "INSERT INTO h17 VALUES (" . ($v17 + 1) . ")");
+	waits_on($v17 + 1, 'PgSleep');
+	release_key($k);
+	$a->[0]->finish;
+	is(${ $a->[2] }, '', "$t: the holder succeeded");
+	is(entries('h17_k', '(' . ($v17 + 1) . ')') . '/' . counter('batched_inserts'), '1/1',
+		"$t: it took the held waiter's entry");
+	# (polled: between its sleeps the held waiter reads the lock table,
+	# with no wait event)
+	ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_stat_activity
+		  WHERE wait_event = 'PgSleep' AND query LIKE '%" . ($v17 + 1) . "%'"),
+		"$t: the waiter, woken, is still held before its sleep");
+	release_key($wk);
+	$b->[0]->finish;
+	is(${ $b->[2] }, '', "$t: the waiter succeeded");
+	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+		"$t: its sleep ended at once: the wake-up was not lost");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM h17 WHERE k IN ($v17, $v17 + 1)"),
+		'2', "$t: both rows");
+}
+is($node->safe_psql('postgres', "SELECT blink_check('h17_k', true)"), '', '17: blink_check');
 
 $node->stop;
 done_testing();

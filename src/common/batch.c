@@ -165,6 +165,9 @@
  * word, finds the owner queued or its compare failed; or the owner's
  * compare reads the word set and it does not sleep.  The owner resets its
  * latch after every sleep and looks at its slot again, as after WaitLatch.
+ * t/009 (case 17) holds a waiter in each window -- before "asleep" is
+ * raised and after, before FUTEX_WAIT (pause points batch_sleep_start and
+ * batch_futex_asleep) -- while its holder wakes it.
  * Interrupts work as in WaitLatch: PostgreSQL's signal handlers set
  * MyLatch, so a signal that comes before the sleep fails the compare, and
  * one that comes during it ends the call (EINTR).  Postmaster death is
@@ -772,6 +775,8 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 {
 	bool		timed_out = false;
 
+	/* tests: a wake-up may come here, after the last look at the slot */
+	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_SLEEP_START);
 #ifdef __linux__
 	if (blinkam_batch_sleep == BLINKAM_BATCH_SLEEP_FUTEX)
 	{
@@ -784,6 +789,8 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 		/* asleep before the flag is read (wake_slot: the flag, then asleep) */
 		pg_atomic_write_u32(&s->asleep, 1);
 		pg_memory_barrier();
+		/* tests: or here, where the waker sees "asleep" raised */
+		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP);
 		pgstat_report_wait_start(PG_WAIT_EXTENSION);
 		if (syscall(SYS_futex, (void *) &MyLatch->is_set, FUTEX_WAIT, 0, &ts,
 					NULL, 0) != 0 && errno == ETIMEDOUT)

@@ -15,8 +15,10 @@
 
 #include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lock.h"
+#include "storage/pmsignal.h"
 #include "utils/guc.h"
 #include "utils/wait_event.h"
 
@@ -99,6 +101,8 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"heap_extend_locked", BLINKAM_PAUSE_HEAP_EXTEND_LOCKED, false},
 	{"heap_extend_found", BLINKAM_PAUSE_HEAP_EXTEND_FOUND, false},
 	{"csn_entry_busy", BLINKAM_PAUSE_CSN_ENTRY_BUSY, false},
+	{"batch_sleep_start", BLINKAM_PAUSE_BATCH_SLEEP_START, false},
+	{"batch_futex_asleep", BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP, false},
 	{NULL, 0, false}
 };
 
@@ -380,6 +384,16 @@ key_held_elsewhere(const LOCKTAG *tag)
  * event Extension, whether another session holds the key in a mode that
  * conflicts with share mode (key_held_elsewhere).  isolationtester cannot
  * see that wait as blocked, so such points serve TAP tests.
+ *
+ * The points at a batch waiter's sleep (batch_sleep_start,
+ * batch_futex_asleep) hold the backend in the window between its last
+ * look at its slot and its sleep, where a holder's wake-up must not be
+ * lost.  The wake-up under test sets this backend's latch, so the wait
+ * there must leave the latch alone: a lock wait, or WaitLatch and
+ * ResetLatch, would take the wake-up away.  It polls the lock table as
+ * above, sleeping 10 ms at a time in pg_usleep, with wait event PgSleep
+ * (that is how a test sees it there), and stops early on an interrupt,
+ * which the waiter's loop then answers (withdrawing its slot first).
  */
 void
 blinkam_debug_pause_wait(BlinkamPausePoint point)
@@ -399,6 +413,23 @@ blinkam_debug_pause_wait(BlinkamPausePoint point)
 							 10, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
+		}
+		return;
+	}
+	if (point == BLINKAM_PAUSE_BATCH_SLEEP_START ||
+		point == BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP)
+	{
+		/*
+		 * (the wait event is raised around each sleep only: a lock table
+		 * read that waits for an LWLock clears it)
+		 */
+		while (!InterruptPending && key_held_elsewhere(&tag))
+		{
+			if (!PostmasterIsAlive())
+				proc_exit(1);
+			pgstat_report_wait_start(WAIT_EVENT_PG_SLEEP);
+			pg_usleep(10000L);
+			pgstat_report_wait_end();
 		}
 		return;
 	}

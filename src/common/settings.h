@@ -117,9 +117,15 @@ typedef enum BlinkamPausePoint
 										 * let the lock go; it holds no buffer
 										 * lock and has not yet claimed the
 										 * page */
-	BLINKAM_PAUSE_CSN_ENTRY_BUSY	/* a committing blinkheap writer has
+	BLINKAM_PAUSE_CSN_ENTRY_BUSY,	/* a committing blinkheap writer has
 									 * claimed its CSN map entry (marked busy)
 									 * and not yet written it */
+	BLINKAM_PAUSE_BATCH_SLEEP_START,	/* a batch waiter found its slot
+										 * unanswered and is about to sleep
+										 * (waits by polling, latch untouched) */
+	BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP	/* a futex sleeper has raised
+										 * "asleep", before FUTEX_WAIT (the
+										 * same) */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
