@@ -118,3 +118,17 @@ bench_close_xids() {
 		WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()" >/dev/null
 	wait
 }
+
+# Its arguments from the (N mod count)-th on, then those before it: the
+# words after N, rotated left by N (the order of configurations at the
+# N-th client count; also bench/manycore/iot.sh).
+rotate() {
+	local n=$1 i=0 w head='' tail=''
+	shift
+	n=$((n % $#))
+	for w in "$@"; do
+		if [ "$i" -lt "$n" ]; then head="$head $w"; else tail="$tail $w"; fi
+		i=$((i + 1))
+	done
+	echo $tail $head
+}

@@ -267,21 +267,8 @@ wal_kinds() {
 	} >>"$out"
 }
 
-# Its arguments from the (N mod count)-th on, then those before it: the
-# words after N, rotated left by N.
-rotate() {
-	local n=$1 i=0 w head= tail=
-	shift
-	n=$((n % $#))
-	for w in "$@"; do
-		if [ "$i" -lt "$n" ]; then head="$head $w"; else tail="$tail $w"; fi
-		i=$((i + 1))
-	done
-	echo $tail $head
-}
-
 # The configurations run in turn at each client count, and their order
-# moves on by one from one client count to the next: on 2 cores a
+# moves on by one from one client count to the next (rotate, lib.sh): on 2 cores a
 # configuration run later at the same client count gained a few per cent
 # over one run before it (bench/results/batch-sleep-2core-20261127.md).
 rotation=0

@@ -6,7 +6,9 @@
 # configuration, and outputs named by TAG.  Runs the project's
 # bench/configs/NAME.sql (or .dev/configs/NAME.sql) and bench/iot.sql side
 # by side in one private cluster, alternating configurations at each client
-# count.  As root in the project checkout, after
+# count, their order moved on by one from one client count (and round) to
+# the next (a configuration run later at a client count gains a few per
+# cent on 2 cores: bench/results/batch-sleep-2core-20261127.md).  As root in the project checkout, after
 #   mkdir -p .dev && cp ../shared/manycore/* bench/manycore/*.sh .dev/
 # (on the developer's machine; .dev travels with the device call):
 #   TAG=plain CLIENTS="1 16 128" CONFIGS="heap_btree heap_blink" bash .dev/iot.sh
@@ -18,6 +20,7 @@
 # 16 threads (bench/results/manycore-20261126c.md).
 set -u
 D=$(pwd)/.dev
+. "$(pwd)/bench/lib.sh"	# rotate
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 CLIENTS=${CLIENTS:-"1 8 32 64 128 256 512"}
 CONFIGS=${CONFIGS:-"heap_btree heap_blink heap_noindex"}
@@ -61,9 +64,10 @@ TAG=${TAG:-iot}
 csv=$OUT/$TAG.csv
 STATS_AT=${STATS_AT:-"128 512"}
 echo "round,config,clients,tps,lat_ms,wal_b_row,idle_pct,rows,waits,stats" >"$csv"
+rotation=0
 for r in $(seq 1 "$ROUNDS"); do
 for c in $CLIENTS; do
-	for cfg in $CONFIGS; do
+	for cfg in $(rotate "$rotation" $CONFIGS); do
 		f=/tmp/proj/bench/configs/$cfg.sql
 		[ -f "$f" ] || f=$D/configs/$cfg.sql
 		q -d bench -c "DROP TABLE IF EXISTS measure" -f "$f" -c "CHECKPOINT" -c "SELECT blinkam_reset_stats()" >/dev/null || { log "schema $cfg failed"; continue; }
@@ -95,6 +99,7 @@ for c in $CLIENTS; do
 		waits=$(sort $W/waits | uniq -c | sort -rn | head -5 | awk -v t="$(wc -l <$W/waits)" '{printf "%s %.0f%%; ", $2, 100*$1/t}')
 		echo "$r,$cfg,$c,$tps,$lat,$wal,$idle,$rows,$waits n=$(wc -l <$W/waits),$st" | tee -a "$csv"
 	done
+	rotation=$((rotation + 1))
 done
 done
 log "summary (TPS ratio to heap_btree, median over rounds):"
