@@ -489,7 +489,8 @@ extern int32 _blink_compare(Relation rel, BlinkScanInsert key, Page page,
 extern OffsetNumber _blink_binsrch(Relation rel, BlinkScanInsert key, Page page);
 extern bool _blink_should_move_right(Relation rel, BlinkScanInsert key, Page page);
 extern Buffer _blink_moveright_nowait(Relation rel, BlinkScanInsert key,
-									  Buffer buf, int access, bool *nolock);
+									  Buffer buf, int access, bool *nolock,
+									  bool hint);
 extern Buffer _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno,
 								int access, bool *nolock);
 extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,

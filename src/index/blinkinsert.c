@@ -195,7 +195,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		bool		busy = false;
 
 		*bufp = _blink_moveright_nowait(rel, *keyp, *bufp, BUFFER_LOCK_EXCLUSIVE,
-										&busy);
+										&busy, false);
 		if (busy)
 			return k + _blink_insert_via_batch(rel, bufp, itups + k, n - k, keyp,
 											   false, landed ? landed + k : NULL);

@@ -177,6 +177,9 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
 	return buf;
 }
 
+static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
+							  IndexTuple lo, IndexTuple hi);
+
 /*
  * Move right from buf (locked in mode access) as an insert that may
  * publish does (nolock, see _blink_get_target): let each page go before
@@ -188,17 +191,38 @@ _blink_get_target(Relation rel, Buffer obuf, BlockNumber blkno, int access,
  * lands left of a split whose downlink is not in yet -- the hot
  * right-most leaf, just split -- would otherwise queue on the new page's
  * lock instead of joining its batch.
+ *
+ * hint (an insert that came by a leaf hint): remember each page moved to
+ * as a hint, with the high key of the page let go as its lo item, so that
+ * the next insert starts there even if this one only publishes; and wait
+ * at pause point hint_move_right between the two pages.
  */
 Buffer
 _blink_moveright_nowait(Relation rel, BlinkScanInsert key, Buffer buf,
-						int access, bool *nolock)
+						int access, bool *nolock, bool hint)
 {
 	while (_blink_should_move_right(rel, key, BufferGetPage(buf)))
 	{
-		BlockNumber next = BlinkPageGetOpaque(BufferGetPage(buf))->blink_next;
+		Page		page = BufferGetPage(buf);
+		BlockNumber next = BlinkPageGetOpaque(page)->blink_next;
+		BlinkHintTuple low;
+		bool		keep = false;
 
+		if (hint)
+		{
+			IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
+
+			keep = IndexTupleSize(hikey) <= BLINK_HINT_TUPLE;
+			if (keep)
+				memcpy(low.data, hikey, IndexTupleSize(hikey));
+			_blink_relbuf(rel, buf);
+			buf = InvalidBuffer;
+			blinkam_debug_pause(BLINKAM_PAUSE_HINT_MOVE_RIGHT);
+		}
 		buf = _blink_get_target(rel, buf, next, access, nolock);
 		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
+		if (keep)
+			_blink_hint_store(rel, next, buf, (IndexTuple) low.data, NULL);
 		if (*nolock)
 			return buf;
 		CHECK_FOR_INTERRUPTS();
@@ -224,9 +248,6 @@ _blink_moveright_nowait(Relation rel, BlinkScanInsert key, Buffer buf,
  * a rewrite) or any other relcache reload drops them with the rest.
  * ---------------------------------------------------------------------
  */
-
-static void _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
-							  IndexTuple lo, IndexTuple hi);
 
 /*
  * The leaf that a hint says covers key, pinned and locked exclusively
@@ -332,38 +353,14 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 		return _blink_moveright(rel, key, buf, BUFFER_LOCK_EXCLUSIVE);
 
 	/*
-	 * With batching, move right as a descent would reach the leaf: let the
-	 * page go, then take the right sibling only if it is free, else return
-	 * it pinned for the caller to publish there.  (A hint left behind by a
-	 * split of the hot right-most leaf must not queue every inserter on
-	 * that leaf's lock.)  Not coupled, and need not be: key is above this
-	 * page's high key, which is the sibling's low bound, and bounds never
-	 * rise; if the sibling splits meanwhile, the loop goes on from it.
-	 * The sibling is remembered with that high key as its lo item, so
-	 * the next insert starts there even if this one only publishes.
+	 * With batching, move right as a descent would reach the leaf: take
+	 * the right sibling only if it is free, else return it pinned for the
+	 * caller to publish there.  (A hint left behind by a split of the hot
+	 * right-most leaf must not queue every inserter on that leaf's lock.)
+	 * Each page moved to is remembered as a hint.
 	 */
-	while (_blink_should_move_right(rel, key, BufferGetPage(buf)))
-	{
-		Page		page = BufferGetPage(buf);
-		BlockNumber next = BlinkPageGetOpaque(page)->blink_next;
-		IndexTuple	hikey = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
-		BlinkHintTuple low;
-		bool		keep = IndexTupleSize(hikey) <= BLINK_HINT_TUPLE;
-
-		if (keep)
-			memcpy(low.data, hikey, IndexTupleSize(hikey));
-		_blink_relbuf(rel, buf);
-		blinkam_debug_pause(BLINKAM_PAUSE_HINT_MOVE_RIGHT);
-		buf = _blink_get_target(rel, InvalidBuffer, next, BUFFER_LOCK_EXCLUSIVE,
-								nolock);
-		blinkam_count(BLINKAM_COUNTER_MOVERIGHTS, 1);
-		if (keep)
-			_blink_hint_store(rel, next, buf, (IndexTuple) low.data, NULL);
-		if (*nolock)
-			return buf;
-		CHECK_FOR_INTERRUPTS();
-	}
-	return buf;
+	return _blink_moveright_nowait(rel, key, buf, BUFFER_LOCK_EXCLUSIVE,
+								   nolock, true);
 }
 
 /*
@@ -559,7 +556,7 @@ _blink_search_ext(Relation rel, BlinkScanInsert key, Buffer *bufp, int access,
 		if (level == target_level && nolock != NULL)
 		{
 			/* an insert's leaf: a busy page right of it is published on */
-			buf = _blink_moveright_nowait(rel, key, buf, access, nolock);
+			buf = _blink_moveright_nowait(rel, key, buf, access, nolock, false);
 			if (*nolock)
 			{
 				*bufp = buf;
