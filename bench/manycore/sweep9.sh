@@ -1,0 +1,37 @@
+#!/bin/bash
+# sweep9.sh: issue 11's table in one device call of about 7 minutes, for a
+# session lent 15 minutes of device time (one start, one call).  Plain,
+# then pipelined (PIPE=10), each in one cluster with the working tree's
+# build: heap_btree, heap_blink, heap_noindex and blinkheap_blink at CL
+# clients (default 1 16 128 256 512); then, if the call has time left (a
+# part is not started past BY seconds, default 420), how batching waits
+# at VCL clients (default 16 128 512): heap_blink beside batching off
+# (heap_blink_nobatch) and the futex sleep (heap_blink_futex), plain and
+# pipelined.  Wait events, blinkam counters (at STATS_AT: 128 and 512,
+# every client count for the variants) and average batch sizes are in
+# the rows; pgbench runs JOBS threads (default 64).  Writes plain, pipe,
+# var-plain and var-pipe .csv and -summary.txt, and log.txt, to $OUT.
+. $(pwd)/.dev/lib.sh
+{
+el start
+. $D/setup.sh || exit 1
+el built
+export JOBS=${JOBS:-64}
+CL=${CL:-"1 16 128 256 512"}
+VCL=${VCL:-"16 128 512"}
+DUR=${DUR:-5}
+for p in 1 10; do
+	t=$([ $p = 1 ] && echo plain || echo pipe)
+	TAG=$t PIPE=$p DUR=$DUR CLIENTS="$CL" STATS_AT="128 512" \
+		CONFIGS="heap_btree heap_blink heap_noindex blinkheap_blink" bash $D/iot.sh
+	el "$t done"
+done
+for p in 1 10; do
+	left ${BY:-420} || break
+	t=var-$([ $p = 1 ] && echo plain || echo pipe)
+	TAG=$t PIPE=$p DUR=$DUR CLIENTS="$VCL" STATS_AT="$VCL" \
+		CONFIGS="heap_btree heap_blink heap_blink_nobatch heap_blink_futex" bash $D/iot.sh
+	el "$t done"
+done
+el done
+} 2>&1 | tee $OUT/log.txt
