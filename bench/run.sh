@@ -213,15 +213,20 @@ run_one() {
 			(SELECT CASE WHEN sp.value + sl.value > 0
 					THEN 'runs ' || ru.value || ' (' || pa.value || ' cut) spun ' ||
 						round(100.0 * sp.value / (sp.value + sl.value)) || '% of '
-						|| sp.value + sl.value || ' timeouts ' || ti.value || ' (lost '
+						|| sp.value + sl.value || ' ('
+						|| CASE WHEN sl.value > 0 THEN round(wk.value::numeric / sl.value, 2)::text
+							ELSE '-' END || ' sleeps each that slept; woken to a busy page '
+						|| wb.value || ') timeouts ' || ti.value || ' (lost '
 						|| lo.value || ') share waits '
 						|| coalesce((SELECT value FROM blinkam_stats()
 									  WHERE name = 'batch_share_waits')::text, '-')
 					ELSE '-' END
 			   FROM blinkam_stats() ru, blinkam_stats() pa, blinkam_stats() sp,
-					blinkam_stats() sl, blinkam_stats() ti, blinkam_stats() lo
+					blinkam_stats() sl, blinkam_stats() ti, blinkam_stats() lo,
+					blinkam_stats() wk, blinkam_stats() wb
 			  WHERE ru.name = 'batched_runs' AND pa.name = 'batch_partial'
 				AND sp.name = 'batch_spins' AND sl.name = 'batch_sleeps'
+				AND wk.name = 'batch_wakeups' AND wb.name = 'batch_woken_busy'
 				AND ti.name = 'batch_wait_timeouts' AND lo.name = 'batch_lost_wakeups'),
 			'$(cpu_per_xact "$dir")'" >>"$csv"
 	say "$(tail -1 "$csv")"
@@ -292,7 +297,9 @@ png=$results/iot-$stamp.png
 	echo "tuples per blink leaf insert record that took waiters' tuples (own + batched)."
 	echo "batch waits: statement-buffer runs that holders took (and how many of them"
 	echo "only in part); the share of waits for a batch answered while spinning,"
-	echo "of all waits that spun or slept; waits that slept to their 100 ms timeout"
+	echo "of all waits that spun or slept (and the sleeps per wait that slept, and"
+	echo "the wake-ups to take a page that found it taken again);"
+	echo "waits that slept to their 100 ms timeout"
 	echo "(lost: of those, the ones that found the page free and nobody woken);"
 	echo "short sleeps of waiters whose page was held in share mode (PostgreSQL writing it out)."
 	echo "CPU µs/xact: the machine's busy CPU time (server and clients) per transaction,"

@@ -30,6 +30,8 @@
 #   16. a descent that moves right onto a busy leaf publishes there;
 #   17. a holder's wake-up that comes while its waiter is between its
 #      last look at its slot and its sleep is not lost;
+#   18. a waiter woken to take its leaf that finds it taken again waits
+#      on, and the new holder takes its entry;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -92,6 +94,19 @@ sub holder_and_two_waiters
 	my @w = two_waiters($key);
 	release_key($k);
 	return ($h, @w);
+}
+
+# A table $name (k bigint) with a blink index ${name}_k, holding keys 1 to
+# $n; the counters reset.
+sub keys_table
+{
+	my ($name, $n) = @_;
+	$node->safe_psql('postgres', qq(
+CREATE TABLE $name (k bigint);
+CREATE INDEX ${name}_k ON $name USING blink (k);
+INSERT INTO $name SELECT generate_series(1, $n);
+SELECT blinkam_reset_stats();
+));
 }
 
 # How many items with this key text are in the index (high keys aside)?
@@ -816,12 +831,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h12_k', true)"), '', 'blink
 #         release wakes the first waiter of the leaf, v: the list is a
 #         stack and v published last.  The holder is held
 #         (batch_before_claim, key 133) until v has published.
-$node->safe_psql('postgres', q(
-CREATE TABLE h13 (k bigint);
-CREATE INDEX h13_k ON h13 USING blink (k);
-INSERT INTO h13 SELECT generate_series(1, 10);
-SELECT blinkam_reset_stats();
-));
+keys_table('h13', 10);
 my $k132 = hold_key(132);
 ($a, $k) = start_holder(133, "SET blinkam.batch_inserts = off;", 'h13', '11');
 $b = bg("SET blinkam.debug_batch_wait_timeout = '200ms'; INSERT INTO h13 VALUES (12) /* w13 */");
@@ -970,6 +980,8 @@ release_key($k);
 $_->[0]->finish for ($a, $b, $c, $d);
 is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', '15: the holder and two waiters succeeded');
 is(counter('batch_sleeps') >= 2 ? 'yes' : counter('batch_sleeps'), 'yes', '15: the waiters slept');
+is(counter('batch_wakeups') >= counter('batch_sleeps') ? 'yes' : counter('batch_wakeups'), 'yes',
+	'15: each of their sleeps on the lock counted');
 is(counter('batched_inserts'), '16', "15: the holder took all three waiters' entries");
 is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
 	'15: none was left to a timeout');
@@ -1038,11 +1050,7 @@ is($node->safe_psql('postgres', "SELECT blink_check('h16_k', true)"), '', '16: b
 #         turn, the waiter's sleep must end at once: its last-resort
 #         timeout is raised, so a lost wake-up shows as a 60 s sleep and in
 #         batch_wait_timeouts.
-$node->safe_psql('postgres', q{
-CREATE TABLE h17 (k bigint);
-CREATE INDEX h17_k ON h17 USING blink (k);
-INSERT INTO h17 SELECT generate_series(1, 100);
-});
+keys_table('h17', 100);
 my @points17 = ([ 'batch_sleep_start', '' ]);
 push @points17, [ 'batch_futex_asleep', 'SET blinkam.batch_sleep = futex; ' ],
   [ 'batch_sleep_start', 'SET blinkam.batch_sleep = futex; ' ]
@@ -1075,10 +1083,46 @@ for my $p (@points17)
 	is(${ $b->[2] }, '', "$t: the waiter succeeded");
 	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
 		"$t: its sleep ended at once: the wake-up was not lost");
+	is(counter('batch_sleeps') . '/' . counter('batch_wakeups'), '1/1',
+		"$t: one wait that slept, once");
 	is($node->safe_psql('postgres', "SELECT count(*) FROM h17 WHERE k IN ($v17, $v17 + 1)"),
 		'2', "$t: both rows");
 }
 is($node->safe_psql('postgres', "SELECT blink_check('h17_k', true)"), '', '17: blink_check');
+
+# --- 18. a waiter woken to take its leaf (its holder, not batching, let it
+#         go) that finds it taken again by an insert that came meanwhile:
+#         it counts in batch_woken_busy, waits on, and the new holder
+#         takes its entry.  The woken waiter is held at batch_woken (key
+#         182) while the new insert takes the leaf and is held there
+#         (batch_before_claim, key 183).
+keys_table('h18', 10);
+my $k182 = hold_key(182);
+($a, $k) = start_holder(181, "SET blinkam.batch_inserts = off;", 'h18', '11');
+$b = bg("SET blinkam.debug_pause_at = batch_woken; SET blinkam.debug_pause_key = 182; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h18 VALUES (12) /* v18 */");
+waiting('/* v18 */');
+release_key($k);
+paused('/* v18 */');
+$a->[0]->finish;
+is(${ $a->[2] }, '', '18: the first holder succeeded');
+($c, $k) = start_holder(183, '', 'h18', '13');
+release_key($k182);
+waiting('/* v18 */');
+is(counter('batch_woken_busy'), '1', '18: the woken waiter found the leaf taken');
+release_key($k);
+$_->[0]->finish for ($b, $c);
+is(${ $b->[2] } . ${ $c->[2] }, '', '18: the woken waiter and the new holder succeeded');
+is(counter('batched_inserts') . '/' . counter('batch_wait_timeouts') . '/' . counter('batch_lost_wakeups'),
+	'1/0/0', "18: the new holder took the woken waiter's entry; no timeout");
+# (at least: a latch may also be set for other reasons, such as the end
+# of its pause's lock wait)
+is(counter('batch_sleeps') . '/' . (counter('batch_wakeups') >= 2 ? 'twice' : counter('batch_wakeups')),
+	'1/twice', '18: one wait that slept twice (woken to take the leaf, then by the new holder)');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h18 WHERE k > 10'),
+	'11 12 13', '18: rows');
+is(entries('h18_k', '(12)') . entries('h18_k', '(13)'), '11', '18: each entry once');
+is($node->safe_psql('postgres', "SELECT blink_check('h18_k', true)"), '', '18: blink_check');
 
 $node->stop;
 done_testing();

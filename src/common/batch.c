@@ -775,6 +775,7 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 {
 	bool		timed_out = false;
 
+	blinkam_count(BLINKAM_COUNTER_BATCH_WAKEUPS, 1);
 	/* tests: a wake-up may come here, after the last look at the slot */
 	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_SLEEP_START);
 #ifdef __linux__
@@ -951,10 +952,14 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				got = LWLockAcquireOrWait(BufferDescriptorGetContentLock(GetBufferDescriptor(*bufp - 1)),
 										  LW_EXCLUSIVE);
 				slept |= !got;
+				if (!got)
+					blinkam_count(BLINKAM_COUNTER_BATCH_WAKEUPS, 1);
 			}
 			else
 				got = ConditionalLockBuffer(*bufp);
 			pg_atomic_write_u32(&s->wakes_tried, wakes);
+			if (!got && was_woken && !on_lock)
+				blinkam_count(BLINKAM_COUNTER_BATCH_WOKEN_BUSY, 1);
 			if (!got && on_lock && !InterruptPending)
 				continue;
 		}
