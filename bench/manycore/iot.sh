@@ -95,7 +95,7 @@ for c in $CLIENTS; do
 		idle=$(awk 'NR > 3 {s += $15; n++} END {if (n) printf "%.0f", s / n}' $W/vmstat)
 		[ -z "$tps" ] && log "pgbench failed: $(tail -3 <<<"$res")"
 		st=""
-		case " $STATS_AT " in *" $c "*) [ "$cfg" != heap_btree ] && [ "$cfg" != heap_noindex ] && st=$(q -d bench -c "SELECT string_agg(name||'='||value, ' ') FROM blinkam_stats() WHERE value > 0 AND name NOT LIKE 'csn%' AND name NOT LIKE 'pool%' AND name NOT LIKE '%worker%' AND name NOT LIKE 'launcher%'");; esac
+		case " $STATS_AT " in *" $c "*) [ "$cfg" != heap_btree ] && [ "$cfg" != heap_noindex ] && st=$(q -d bench -c "SELECT string_agg(name||'='||value, ' ') FROM blinkam_stats() WHERE value > 0 AND name NOT LIKE 'csn%' AND (name NOT LIKE 'pool%' OR name IN ('pool_pages_taken', 'pool_misses')) AND name NOT LIKE '%worker%' AND name NOT LIKE 'launcher%'");; esac
 		waits=$(sort $W/waits | uniq -c | sort -rn | head -5 | awk -v t="$(wc -l <$W/waits)" '{printf "%s %.0f%%; ", $2, 100*$1/t}')
 		echo "$r,$cfg,$c,$tps,$lat,$wal,$idle,$rows,$waits n=$(wc -l <$W/waits),$st" | tee -a "$csv"
 	done
