@@ -9,8 +9,11 @@
 # (heap_blink_nobatch) and the futex sleep (heap_blink_futex), plain and
 # pipelined.  Wait events, blinkam counters (at STATS_AT: 128 and 512,
 # every client count for the variants) and average batch sizes are in
-# the rows; pgbench runs JOBS threads (default 64).  Writes plain, pipe,
-# var-plain and var-pipe .csv and -summary.txt, and log.txt, to $OUT.
+# the rows; pgbench runs JOBS threads (default 64).  Last, if still before
+# STK_BY seconds (default 470), the stacks of N backends (default 48) of
+# heap_blink at 512 pipelined clients (stacks.sh).  Writes plain, pipe,
+# var-plain and var-pipe .csv and -summary.txt, stacks.txt,
+# stacks-raw.txt and log.txt to $OUT.
 . $(pwd)/.dev/lib.sh
 {
 el start
@@ -33,5 +36,14 @@ for p in 1 10; do
 		CONFIGS="heap_btree heap_blink heap_blink_nobatch heap_blink_futex" bash $D/iot.sh
 	el "$t done"
 done
+# what holds heap_blink at 512 pipelined clients: the stacks of N backends
+if left ${STK_BY:-470}; then
+	(OUT=$O2 TAG=stk PIPE=10 DUR=16 CLIENTS=512 STATS_AT=512 CONFIGS="heap_blink" bash $D/iot.sh | grep '^1,' | cut -c1-200) &
+	sleep 10
+	N=${N:-48} bash $D/stacks.sh $OUT/stacks-raw.txt >$OUT/stacks.txt
+	wait
+	el "stacks done"
+	head -30 $OUT/stacks.txt
+fi
 el done
 } 2>&1 | tee $OUT/log.txt
