@@ -1,5 +1,5 @@
 #!/bin/bash
-# sweep9.sh: issue 11's table in one device call of about 7 minutes, for a
+# sweep9.sh: issue 11's table in one device call of about 8 minutes, for a
 # session lent 15 minutes of device time (one start, one call).  Plain,
 # then pipelined (PIPE=10), each in one cluster with the working tree's
 # build: heap_btree, heap_blink, heap_noindex and blinkheap_blink at CL
