@@ -798,15 +798,14 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 			timed_out = true;
 		pgstat_report_wait_end();
 		pg_atomic_write_u32(&s->asleep, 0);
-		ResetLatch(MyLatch);
 		/* as WaitLatch's WL_EXIT_ON_PM_DEATH */
 		if (!PostmasterIsAlive())
 			proc_exit(1);
-		return timed_out;
 	}
+	else
 #endif
-	timed_out = (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						   timeout_ms, PG_WAIT_EXTENSION) & WL_TIMEOUT) != 0;
+		timed_out = (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							   timeout_ms, PG_WAIT_EXTENSION) & WL_TIMEOUT) != 0;
 	ResetLatch(MyLatch);
 	return timed_out;
 }
