@@ -60,15 +60,8 @@ max_connections = 60
 # require a waiter to be woken by its holder.
 authentication_timeout = 600
 ));
-# t/026_blink_batch_futex.pl runs these cases again with batch waiters asleep on a futex
-$node->append_conf('postgresql.conf',
-	"blinkam.batch_sleep = '$ENV{BLINKAM_TEST_BATCH_SLEEP}'")
-  if $ENV{BLINKAM_TEST_BATCH_SLEEP};
-$node->start;
-is($node->safe_psql('postgres', 'SHOW blinkam.batch_sleep'),
-	$ENV{BLINKAM_TEST_BATCH_SLEEP} // 'latch', 'batch waiters sleep as this run asks');
-BatchCases::use_node($node);
-$node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
+# (t/026_blink_batch_futex.pl runs these cases again with batch waiters asleep on a futex)
+BatchCases::start_node($node);
 
 # Two waiters inserting key + 1 and key + 2 into h1 with their
 # last-resort timeout raised (a wake-up that does not come shows as a

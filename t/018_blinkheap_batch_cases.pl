@@ -64,15 +64,8 @@ authentication_timeout = 600
 # every inserter of a table uses its one hot page
 blinkam.hot_insert_pages = 1
 ));
-# t/027_blinkheap_batch_futex.pl runs these cases again with batch waiters asleep on a futex
-$node->append_conf('postgresql.conf',
-	"blinkam.batch_sleep = '$ENV{BLINKAM_TEST_BATCH_SLEEP}'")
-  if $ENV{BLINKAM_TEST_BATCH_SLEEP};
-$node->start;
-is($node->safe_psql('postgres', 'SHOW blinkam.batch_sleep'),
-	$ENV{BLINKAM_TEST_BATCH_SLEEP} // 'latch', 'batch waiters sleep as this run asks');
-BatchCases::use_node($node);
-$node->safe_psql('postgres', 'CREATE EXTENSION blinkam');
+# (t/027_blinkheap_batch_futex.pl runs these cases again with batch waiters asleep on a futex)
+BatchCases::start_node($node);
 
 # A waiter: a one-row insert returning the TID it was given.
 sub waiter

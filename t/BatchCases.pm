@@ -1,7 +1,8 @@
 # Helpers shared by the forced-interleaving tests of cooperative batches
 # (t/009 for blink leaves, t/018 for blinkheap insert pages; t/026 and
 # t/027 run those again with another blinkam.batch_sleep).  A test sets
-# its node once (BatchCases::use_node) and calls these by name.
+# its node once (BatchCases::start_node, or use_node for a node it started
+# itself) and calls these by name.
 package BatchCases;
 
 use strict;
@@ -22,6 +23,22 @@ my $node;
 sub use_node
 {
 	($node) = @_;
+}
+
+# Start the cases file's node, its batch waiters sleeping as
+# BLINKAM_TEST_BATCH_SLEEP says (rerun_with_batch_sleep; the default
+# otherwise), check that they do, use it, and create the extension.
+sub start_node
+{
+	my ($n) = @_;
+	$n->append_conf('postgresql.conf',
+		"blinkam.batch_sleep = '$ENV{BLINKAM_TEST_BATCH_SLEEP}'")
+	  if $ENV{BLINKAM_TEST_BATCH_SLEEP};
+	$n->start;
+	is($n->safe_psql('postgres', 'SHOW blinkam.batch_sleep'),
+		$ENV{BLINKAM_TEST_BATCH_SLEEP} // 'latch', 'batch waiters sleep as this run asks');
+	use_node($n);
+	$n->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 }
 
 # Run SQL in a background psql; returns [handle, \$out, \$err].
