@@ -8,7 +8,8 @@
 # by side in one private cluster, alternating configurations at each client
 # count, their order moved on by one from one client count (and round) to
 # the next (a configuration run later at a client count gains a few per
-# cent on 2 cores: bench/results/batch-sleep-2core-20261127.md).  As root in the project checkout, after
+# cent on 2 cores: bench/results/batch-sleep-2core-20261127.md).  As root
+# in the project checkout, after
 #   mkdir -p .dev && cp ../shared/manycore/* bench/manycore/*.sh .dev/
 # (on the developer's machine; .dev travels with the device call):
 #   TAG=plain CLIENTS="1 16 128" CONFIGS="heap_btree heap_blink" bash .dev/iot.sh
