@@ -13,7 +13,9 @@
 #   mkdir -p .dev && cp ../shared/manycore/* bench/manycore/*.sh .dev/
 # (on the developer's machine; .dev travels with the device call):
 #   TAG=plain CLIENTS="1 16 128" CONFIGS="heap_btree heap_blink" bash .dev/iot.sh
-# Writes $TAG.csv and $TAG-summary.txt (TPS and ratios to heap_btree) to
+# Writes $TAG.csv (a row per run: TPS, latency, WAL bytes per row, idle
+# CPU and the machine's context switches per transaction from vmstat, wait
+# events, counters) and $TAG-summary.txt (TPS and ratios to heap_btree) to
 # $OUT (default /tmp/out).  CKPT=S issues a CHECKPOINT every S seconds
 # during each run (PostgreSQL then writes the hot pages while clients wait
 # for them).  JOBS sets pgbench's threads (default 16, at most one per
@@ -64,7 +66,7 @@ chown bench $W/iot.sql
 TAG=${TAG:-iot}
 csv=$OUT/$TAG.csv
 STATS_AT=${STATS_AT:-"128 512"}
-echo "round,config,clients,tps,lat_ms,wal_b_row,idle_pct,rows,waits,stats" >"$csv"
+echo "round,config,clients,tps,lat_ms,wal_b_row,idle_pct,cs_xact,rows,waits,stats" >"$csv"
 rotation=0
 for r in $(seq 1 "$ROUNDS"); do
 for c in $CLIENTS; do
@@ -94,11 +96,13 @@ for c in $CLIENTS; do
 		rows=$(q -d bench -c "SELECT count(*) FROM measure")
 		wal=$(q -d bench -c "SELECT round(pg_wal_lsn_diff('$l1','$l0') / greatest($rows,1))")
 		idle=$(awk 'NR > 3 {s += $15; n++} END {if (n) printf "%.0f", s / n}' $W/vmstat)
+		# context switches of the whole machine per transaction (vmstat's cs)
+		csx=$(awk -v t="${tps:-0}" 'NR > 3 {s += $12; n++} END {if (n && t > 0) printf "%.1f", s / n / t}' $W/vmstat)
 		[ -z "$tps" ] && log "pgbench failed: $(tail -3 <<<"$res")"
 		st=""
 		case " $STATS_AT " in *" $c "*) [ "$cfg" != heap_btree ] && [ "$cfg" != heap_noindex ] && st=$(q -d bench -c "SELECT string_agg(name||'='||value, ' ') FROM blinkam_stats() WHERE value > 0 AND name NOT LIKE 'csn%' AND (name NOT LIKE 'pool%' OR name IN ('pool_pages_taken', 'pool_misses')) AND name NOT LIKE '%worker%' AND name NOT LIKE 'launcher%'");; esac
 		waits=$(sort $W/waits | uniq -c | sort -rn | head -5 | awk -v t="$(wc -l <$W/waits)" '{printf "%s %.0f%%; ", $2, 100*$1/t}')
-		echo "$r,$cfg,$c,$tps,$lat,$wal,$idle,$rows,$waits n=$(wc -l <$W/waits),$st" | tee -a "$csv"
+		echo "$r,$cfg,$c,$tps,$lat,$wal,$idle,$csx,$rows,$waits n=$(wc -l <$W/waits),$st" | tee -a "$csv"
 	done
 	rotation=$((rotation + 1))
 done
