@@ -216,7 +216,7 @@ pool_shmem_init(void)
 	Pools = ShmemInitStruct("blinkam pools", pool_shmem_size(), &found);
 	if (!found)
 	{
-		Pools->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_POOL].lock;
+		Pools->lock = blinkam_lwlock(BLINKAM_LWLOCK_POOL);
 		Pools->nslots = blinkam_pool_relations;
 		Pools->capacity = blinkam_pool_size;
 		Pools->nreturns = pool_nreturns();

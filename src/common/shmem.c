@@ -34,6 +34,14 @@ BlinkamSharedState *BlinkamShared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
+/* the tranche of each of blinkam's LWLocks (BlinkamLWLockId) */
+static const char *const blinkam_lwlock_names[BLINKAM_NUM_LWLOCKS] = {
+	"blinkam_state",
+	"blinkam_splits",
+	"blinkam_vacuum",
+	"blinkam_pools"
+};
+
 static struct
 {
 	BlinkamShmemSizeFn size;
@@ -69,7 +77,8 @@ blinkam_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(blinkam_shmem_size());
-	RequestNamedLWLockTranche(BLINKAM_NAME, BLINKAM_NUM_LWLOCKS);
+	for (int i = 0; i < BLINKAM_NUM_LWLOCKS; i++)
+		RequestNamedLWLockTranche(blinkam_lwlock_names[i], 1);
 }
 
 static void
@@ -86,7 +95,7 @@ blinkam_shmem_startup(void)
 									sizeof(BlinkamSharedState), &found);
 	if (!found)
 	{
-		BlinkamShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_STATE].lock;
+		BlinkamShared->lock = blinkam_lwlock(BLINKAM_LWLOCK_STATE);
 		BlinkamShared->launcher_pid = 0;
 		BlinkamShared->launcher_latch = NULL;
 	}
@@ -103,4 +112,15 @@ blinkam_shmem_install_hooks(void)
 	shmem_request_hook = blinkam_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = blinkam_shmem_startup;
+}
+
+/*
+ * One of blinkam's LWLocks; in the postmaster's startup hook (the segments'
+ * inits), where it is stored in shared memory for the backends.
+ */
+LWLock *
+blinkam_lwlock(BlinkamLWLockId id)
+{
+	Assert(id >= 0 && id < BLINKAM_NUM_LWLOCKS);
+	return &GetNamedLWLockTranche(blinkam_lwlock_names[id])->lock;
 }

@@ -16,18 +16,26 @@
 
 #define BLINKAM_NAME			"blinkam"
 
-/* LWLocks of the "blinkam" tranche */
-#define BLINKAM_LWLOCK_STATE	0	/* BlinkamSharedState */
-#define BLINKAM_LWLOCK_SPLITREG	1	/* split registry (index) */
-#define BLINKAM_LWLOCK_VACUUM	2	/* vacuum cycle ids (index) */
-#define BLINKAM_LWLOCK_POOL		3	/* page pools, database requests */
-#define BLINKAM_NUM_LWLOCKS		4
+/*
+ * blinkam's LWLocks, each alone in a named tranche of its own, so that a
+ * wait for one shows in pg_stat_activity by its tranche's name (see
+ * blinkam_lwlock_names in shmem.c).
+ */
+typedef enum BlinkamLWLockId
+{
+	BLINKAM_LWLOCK_STATE,		/* BlinkamSharedState: "blinkam_state" */
+	BLINKAM_LWLOCK_SPLITREG,	/* split registry (index): "blinkam_splits" */
+	BLINKAM_LWLOCK_VACUUM,		/* vacuum cycle ids (index): "blinkam_vacuum" */
+	BLINKAM_LWLOCK_POOL,		/* page pools, database requests:
+								 * "blinkam_pools" */
+	BLINKAM_NUM_LWLOCKS
+} BlinkamLWLockId;
 
 /*
  * The extension-wide shared state, one per cluster, created at postmaster
  * start (shmem.c).
  *
- * lock (tranche "blinkam") protects launcher_pid and launcher_latch.
+ * lock (BLINKAM_LWLOCK_STATE) protects launcher_pid and launcher_latch.
  */
 typedef struct BlinkamSharedState
 {
@@ -50,5 +58,6 @@ typedef void (*BlinkamShmemInitFn) (void);
 
 extern void blinkam_shmem_register(BlinkamShmemSizeFn size, BlinkamShmemInitFn init);
 extern void blinkam_shmem_install_hooks(void);
+extern LWLock *blinkam_lwlock(BlinkamLWLockId id);
 
 #endif							/* BLINKAM_SHMEM_H */

@@ -68,7 +68,7 @@ vacuum_shmem_init(void)
 								vacuum_shmem_size(), &found);
 	if (!found)
 	{
-		VacShared->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_VACUUM].lock;
+		VacShared->lock = blinkam_lwlock(BLINKAM_LWLOCK_VACUUM);
 		VacShared->next_cycleid = 1;
 		VacShared->nslots = MaxBackends + 1;
 		for (int i = 0; i < VacShared->nslots; i++)

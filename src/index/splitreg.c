@@ -94,7 +94,7 @@ splitreg_shmem_init(void)
 							   splitreg_shmem_size(), &found);
 	if (!found)
 	{
-		SplitReg->lock = &(GetNamedLWLockTranche(BLINKAM_NAME))[BLINKAM_LWLOCK_SPLITREG].lock;
+		SplitReg->lock = blinkam_lwlock(BLINKAM_LWLOCK_SPLITREG);
 		ConditionVariableInit(&SplitReg->cv);
 		SplitReg->nslots = splitreg_nslots();
 		for (int i = 0; i < SplitReg->nslots; i++)
