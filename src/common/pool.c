@@ -156,6 +156,7 @@ typedef struct BlinkPoolShared
 	int			nslots;
 	int			capacity;		/* blocks per kind per slot */
 	int			nreturns;		/* entries of the return queue */
+	int			nqueued;		/* of them, those in use (dbid set) */
 	uint64		tick;
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
@@ -220,6 +221,7 @@ pool_shmem_init(void)
 		Pools->nslots = blinkam_pool_relations;
 		Pools->capacity = blinkam_pool_size;
 		Pools->nreturns = pool_nreturns();
+		Pools->nqueued = 0;
 		Pools->tick = 0;
 		memset(Pools->dbs, 0, sizeof(Pools->dbs));
 		for (int i = 0; i < Pools->nslots; i++)
@@ -386,6 +388,7 @@ recycle_slot(int slot)
 			q[next].relid = s->relid;
 			q[next].node = s->node;
 			q[next].blkno = slot_blocks(slot, kind)[b];
+			Pools->nqueued++;
 			queued++;
 		}
 		s->n[kind] = 0;
@@ -407,6 +410,23 @@ recycle_slot(int slot)
 }
 
 /*
+ * Which slot each of the relations this backend took pages for had, by
+ * relfilenode (direct-mapped; a wrong or stale entry is only a miss:
+ * slot_is checks it under the pools lock).  It spares a take the look at
+ * every slot while it holds the lock exclusively.
+ */
+static int	slot_hints[64];
+
+/* Is slot i the pool of node in this database?  (The pools lock held.) */
+static inline bool
+slot_is(int i, RelFileNode node)
+{
+	BlinkPoolSlot *s = &Pools->slots[i];
+
+	return s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, node);
+}
+
+/*
  * Take a preallocated block for a split of rel (a leaf page if leaf), or
  * return InvalidBlockNumber if the pool has none.  Asks for a refill when
  * the pool is low.  The caller has asked blinkam_pool_serves first, and
@@ -422,21 +442,21 @@ blinkam_pool_take(Relation rel, bool leaf)
 	Oid			evicted = InvalidOid;
 	int			low,
 				high;
+	int		   *hint;
 
 	if (!blinkam_pool_applies(rel))
 		return InvalidBlockNumber;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	watermarks(kind, &low, &high);
-	for (int i = 0; i < Pools->nslots; i++)
+	/* where this backend last found the relation's slot, then every slot */
+	hint = &slot_hints[rel->rd_node.relNode % lengthof(slot_hints)];
+	if (*hint < Pools->nslots && slot_is(*hint, rel->rd_node))
+		slot = *hint;
+	for (int i = 0; slot < 0 && i < Pools->nslots; i++)
 	{
-		BlinkPoolSlot *s = &Pools->slots[i];
-
-		if (s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, rel->rd_node))
-		{
+		if (slot_is(i, rel->rd_node))
 			slot = i;
-			break;
-		}
 	}
 
 	if (slot < 0)
@@ -481,6 +501,7 @@ blinkam_pool_take(Relation rel, bool leaf)
 		}
 	}
 
+	*hint = slot;
 	{
 		BlinkPoolSlot *s = &Pools->slots[slot];
 
@@ -570,7 +591,8 @@ blinkam_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
 	int			n = 0;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
-	for (int i = 0; i < Pools->nreturns && n < max; i++)
+	/* the queue is long (pool_nreturns): look only if it holds something */
+	for (int i = 0; Pools->nqueued > 0 && i < Pools->nreturns && n < max; i++)
 	{
 		if (q[i].dbid != MyDatabaseId)
 			continue;
@@ -583,6 +605,8 @@ blinkam_pool_next_returns(Oid *relid, RelFileNode *node, BlockNumber *blocks,
 			continue;
 		blocks[n++] = q[i].blkno;
 		q[i].dbid = InvalidOid;
+		Pools->nqueued--;
+		Assert(Pools->nqueued >= 0);
 	}
 	if (n == 0)
 	{
@@ -666,13 +690,18 @@ pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 			s->dbid = InvalidOid;
 	}
 	/* and its pages waiting to go back (no worker would take them) */
-	for (int i = 0; i < Pools->nreturns; i++)
+	for (int i = 0; Pools->nqueued > 0 && i < Pools->nreturns; i++)
 	{
 		BlinkPoolReturn *q = &return_queue()[i];
 
-		if (classId == DatabaseRelationId ? q->dbid == objectId :
-			(q->dbid == MyDatabaseId && q->relid == objectId))
+		if (q->dbid != InvalidOid &&
+			(classId == DatabaseRelationId ? q->dbid == objectId :
+			 (q->dbid == MyDatabaseId && q->relid == objectId)))
+		{
 			q->dbid = InvalidOid;
+			Pools->nqueued--;
+			Assert(Pools->nqueued >= 0);
+		}
 	}
 	LWLockRelease(Pools->lock);
 
