@@ -438,8 +438,9 @@ _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
 
 /*
  * Remember the leaf in buf (pinned and locked, in any mode) as a hint:
- * its first sorted item as lo and its high key.  Not kept: leaves with no
- * sorted item, or whose items are too large to copy.  Cheap when the leaf
+ * its first sorted item (for a posting tuple, its first entry) as lo and
+ * its high key.  Not kept: leaves with no sorted item, or whose keys are
+ * too large to copy.  Cheap when the leaf
  * is the one the last lookup's hint gave.
  */
 void
@@ -451,6 +452,7 @@ _blink_hint_remember(Relation rel, Buffer buf)
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	IndexTuple	lo;
 	IndexTuple	hi = NULL;
+	BlinkHintTuple plain;
 
 	if (cache->hint_last >= 0 && cache->hint_last < cache->nhints &&
 		cache->hints[cache->hint_last].blkno == blkno &&
@@ -463,8 +465,20 @@ _blink_hint_remember(Relation rel, Buffer buf)
 		return;
 	lo = (IndexTuple) PageGetItem(page,
 								  PageGetItemId(page, BlinkPageFirstDataKey(opaque)));
-	if (IndexTupleSize(lo) > BLINK_HINT_TUPLE)
+	if (BlinkItemKeySize(lo) > BLINK_HINT_TUPLE)
 		return;
+
+	/*
+	 * A posting tuple sorts where its first entry would: lo is that entry,
+	 * a plain tuple of its key and first heap TID (the whole posting tuple
+	 * -- ten TIDs of the IoT time-stamp index make 76 bytes -- would not
+	 * fit, and its TIDs are not needed to compare with it).
+	 */
+	if (BlinkTupleIsPosting(lo))
+	{
+		(void) _blink_copy_key((IndexTuple) plain.data, lo, BlinkTupleHeapTid(lo));
+		lo = (IndexTuple) plain.data;
+	}
 	if (!BlinkPageIsRightmost(opaque))
 	{
 		hi = (IndexTuple) PageGetItem(page, PageGetItemId(page, BLINK_HIKEY));
