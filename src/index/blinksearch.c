@@ -440,8 +440,8 @@ _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
  * Remember the leaf in buf (pinned and locked, in any mode) as a hint:
  * its first sorted item (for a posting tuple, its first entry) as lo and
  * its high key.  Not kept: leaves with no sorted item, or whose keys are
- * too large to copy.  Cheap when the leaf
- * is the one the last lookup's hint gave.
+ * too large to copy.  Cheap when the leaf is the one the last lookup's
+ * hint gave.
  */
 void
 _blink_hint_remember(Relation rel, Buffer buf)
