@@ -41,5 +41,29 @@ CREATE INDEX uq2_ab ON uq2 USING blink (a, b) WITH (deduplicate_items = off);
 UPDATE pg_index SET indisunique = true WHERE indexrelid = 'uq2_ab'::regclass;
 SELECT blink_check('uq2_ab', true);
 
-DROP TABLE uq, uq2;
+-- called above a parallel plan's Gather (blink_check is parallel
+-- restricted): the leader is in parallel mode and may take no new
+-- snapshot; the unique check uses the statement's
+CREATE TABLE pu (k int);
+INSERT INTO pu SELECT generate_series(1, 1000);
+CREATE UNIQUE INDEX pu_k ON pu USING blink (k);
+ANALYZE pu;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+EXPLAIN (COSTS OFF) SELECT blink_check('pu_k', true) FROM pu WHERE k = 1;
+SELECT blink_check('pu_k', true) FROM pu WHERE k = 1;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
+
+DROP TABLE uq, uq2, pu;
 DROP EXTENSION blinkam;

@@ -629,6 +629,23 @@ check_unmatched_tid(Relation heap, Relation index, ItemPointer tid)
 }
 
 /*
+ * The latest MVCC snapshot this backend may take, registered.  A call
+ * from a parallel query's leader (blink_check is parallel restricted, so
+ * it runs above a Gather) may take no new snapshot: it gets the
+ * statement's, which is older: the checks below may then miss what
+ * committed since, and report nothing false.
+ */
+static Snapshot
+latest_snapshot(void)
+{
+	if (!IsInParallelMode())
+		return RegisterSnapshot(GetLatestSnapshot());
+	if (ActiveSnapshotSet())
+		return RegisterSnapshot(GetActiveSnapshot());
+	return RegisterSnapshot(GetTransactionSnapshot());
+}
+
+/*
  * One run of every check; raises ERRCODE_INDEX_CORRUPTED at the first
  * broken invariant.
  */
@@ -683,7 +700,7 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 		if (heap && rel->rd_index->indisunique)
 		{
 			cs.heap = heap;
-			cs.snapshot = RegisterSnapshot(GetLatestSnapshot());
+			cs.snapshot = latest_snapshot();
 		}
 
 		/*
@@ -697,7 +714,7 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 		 * cannot wait on their locks: it polls until they end).
 		 */
 		if (heap && lockmode == AccessShareLock)
-			rows_snapshot = RegisterSnapshot(GetLatestSnapshot());
+			rows_snapshot = latest_snapshot();
 	}
 
 	if (cs.nblocks < 2)
