@@ -5,6 +5,14 @@
 # only inside statements whose end it sees, so the apply worker's entries
 # go straight in.  Each case: the subscriber's index scans return what its
 # sequential scans return, and blink_check passes.
+#
+# And a blinkheap table without a usable index on the subscriber: the
+# apply worker finds the row an UPDATE names by a sequential scan with a
+# dirty snapshot, and waits for the transactions the snapshot reports as
+# having written the row it returns.  With a local transaction's
+# uncommitted row on the same page, those must be the returned row's
+# writers, not the page's last row's (blinkheap decides a page's tuples
+# at once): the update applies without waiting for the local transaction.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -97,6 +105,36 @@ INSERT INTO r SELECT g, g, 'f' FROM generate_series(4001, 4300) g;
 COMMIT;
 ));
 check_case('insert + truncate + insert', 300);
+
+# 4. A blinkheap subscriber table found by a sequential scan (REPLICA
+#    IDENTITY FULL, no index): the row to update is committed, a local
+#    transaction's uncommitted row follows it on the page.
+$pub->safe_psql('postgres', q(
+CREATE TABLE rf (id int, v text);
+ALTER TABLE rf REPLICA IDENTITY FULL;
+ALTER PUBLICATION p ADD TABLE rf;
+));
+$sub->safe_psql('postgres', 'CREATE TABLE rf (id int, v text) USING blinkheap');
+$sub->safe_psql('postgres', 'ALTER SUBSCRIPTION s REFRESH PUBLICATION WITH (copy_data = false)');
+$pub->safe_psql('postgres', "INSERT INTO rf VALUES (1, 'x')");
+$pub->wait_for_catchup('s');
+my $local = $sub->background_psql('postgres');
+$local->query_safe("BEGIN; INSERT INTO rf VALUES (2, 'local')");
+$pub->safe_psql('postgres', "UPDATE rf SET v = 'y' WHERE id = 1");
+$sub->poll_query_until('postgres', q(
+SELECT (SELECT v FROM rf WHERE id = 1) = 'y'
+	OR EXISTS (SELECT FROM pg_stat_activity
+				WHERE backend_type = 'logical replication worker'
+				  AND wait_event = 'transactionid')))
+  or die 'the update neither applied nor waited';
+is($sub->safe_psql('postgres', 'SELECT v FROM rf WHERE id = 1'), 'y',
+	'blinkheap: the update applied while the local transaction is open');
+$local->query_safe('COMMIT');
+$local->quit;
+$pub->wait_for_catchup('s');
+is($sub->safe_psql('postgres', 'SELECT string_agg(id || v, \',\' ORDER BY id) FROM rf'),
+	'1y,2local', 'blinkheap: rows');
+is($sub->safe_psql('postgres', "SELECT blinkheap_check('rf')"), '', 'blinkheap_check');
 
 # The apply worker buffered nothing.
 is($sub->safe_psql('postgres',

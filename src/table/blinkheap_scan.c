@@ -349,6 +349,31 @@ _bh_scan_store(BlinkheapScanDesc scan, TupleTableSlot *slot)
 }
 
 /*
+ * A dirty snapshot's visibility check also reports, in the snapshot, the
+ * in-progress transactions that inserted or deleted the tuple (its xmin,
+ * xmax and speculativeToken), and its caller -- the logical replication
+ * apply worker's search of a REPLICA IDENTITY FULL table -- waits for
+ * them before it locks the tuple returned.  _bh_scan_collect decided the
+ * whole page at once, so those fields describe the page's last tuple, not
+ * the one returned: decide the returned one again, under a share lock, as
+ * heap (which reads such a scan a tuple at a time) decides it when it
+ * returns it.  False if it is no longer visible to the snapshot.
+ */
+static bool
+_bh_scan_recheck_dirty(BlinkheapScanDesc scan)
+{
+	bool		valid;
+
+	if (scan->rs_pagecopy != NULL)
+		return true;			/* recovery: the copy cannot change */
+	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_SHARE);
+	valid = _bh_satisfies(&scan->rs_ctup, scan->rs_base.rs_snapshot,
+						  scan->rs_cbuf);
+	LockBuffer(scan->rs_cbuf, BUFFER_LOCK_UNLOCK);
+	return valid;
+}
+
+/*
  * The next visible tuple in the given direction, in scan->rs_ctup (which
  * points into the pinned rs_cbuf); false at the end.
  */
@@ -380,6 +405,10 @@ _bh_scan_next_tuple(BlinkheapScanDesc scan, ScanDirection dir)
 				if (!_bh_scan_tuple(scan, off, &scan->rs_ctup))
 					elog(ERROR, "blinkheap tuple (%u,%u) vanished during a scan",
 						 scan->rs_cblock, off);
+				if (scan->rs_base.rs_snapshot != NULL &&
+					scan->rs_base.rs_snapshot->snapshot_type == SNAPSHOT_DIRTY &&
+					!_bh_scan_recheck_dirty(scan))
+					continue;	/* (the next one: rs_ctup is on this page) */
 				return true;
 			}
 		}
