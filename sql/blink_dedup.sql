@@ -134,6 +134,7 @@ SELECT blink_check('d_blink', true);
 CREATE TABLE h (id int, k int) WITH (autovacuum_enabled = off);
 CREATE INDEX h_k ON h USING blink (k);
 BEGIN;
+SET LOCAL blinkam.defer_inserts = statement;	-- (in at the INSERT's end)
 INSERT INTO h SELECT g, 7 FROM generate_series(1, 410) g;
 ROLLBACK;
 SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;

@@ -1,8 +1,10 @@
 --
 -- Statement buffers (defer.c): a statement's inserts into non-unique blink
 -- indexes wait in the backend and are added, sorted, when the backend next
--- looks at the index or the statement ends.  Nothing may tell the
--- difference: every read here compares the index with a sequential scan.
+-- looks at the index or the transaction commits (blinkam.defer_inserts =
+-- transaction, the default; = statement also at each statement's end).
+-- Nothing may tell the difference: every read here compares the index
+-- with a sequential scan, or with btree.
 --
 CREATE EXTENSION blinkam;
 
@@ -214,6 +216,13 @@ INSERT INTO p SELECT g, 'y' FROM generate_series(100001, 101000) g;
 INSERT INTO pb SELECT g, 'y' FROM generate_series(100001, 101000) g;
 SELECT counter('deferred_inserts') - :d0 AS deferred_parallel;
 SELECT tab, n FROM p_seen ORDER BY tab;
+-- ... and a parallel plan in a later statement of the transaction
+BEGIN;
+INSERT INTO p SELECT g, 'z' FROM generate_series(200001, 201000) g;
+INSERT INTO pb SELECT g, 'z' FROM generate_series(200001, 201000) g;
+SELECT (SELECT count(*) FROM p WHERE k > 200000) AS p_rows,
+       (SELECT count(*) FROM pb WHERE k > 200000) AS pb_rows;
+COMMIT;
 RESET force_parallel_mode;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -221,10 +230,166 @@ RESET min_parallel_index_scan_size;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- Held to the commit.  The entries of one statement wait through the
+-- next ones, until the commit or a read of the index.  Every answer is
+-- compared with the same rows under a btree index (table hb).
+CREATE TABLE h (k int, v text);
+CREATE INDEX h_k ON h USING blink (k);
+CREATE TABLE hb (k int, v text);
+CREATE INDEX hb_k ON hb USING btree (k);
+CREATE FUNCTION h_same(lo int, hi int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE a text; b text; n bigint;
+BEGIN
+	PERFORM set_config('enable_seqscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	SELECT count(*), md5(string_agg(k || v, ',' ORDER BY k, v)) INTO n, a
+	  FROM h WHERE k BETWEEN lo AND hi;
+	SELECT md5(string_agg(k || v, ',' ORDER BY k, v)) INTO b
+	  FROM hb WHERE k BETWEEN lo AND hi;
+	PERFORM set_config('enable_seqscan', 'on', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN n || ' rows, as btree'
+				ELSE 'DIFFERENT' END;
+END $$;
+-- the rows a cursor has left
+CREATE FUNCTION drain(c refcursor) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint := 0; r record;
+BEGIN
+	LOOP
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+		n := n + 1;
+	END LOOP;
+	RETURN n;
+END $$;
+CREATE FUNCTION h_both(lo int, hi int, tag text) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO h SELECT g, tag FROM generate_series(lo, hi) g;
+	INSERT INTO hb SELECT g, tag FROM generate_series(lo, hi) g $$;
+-- Nothing reaches the leaves between the statements; a read flushes.
+BEGIN;
+SELECT counter('deferred_leaf_writes') AS w0 \gset
+SELECT h_both(1, 100, 'a');
+SELECT h_both(101, 200, 'b');
+SELECT counter('deferred_leaf_writes') - :w0 AS leaf_writes_before_a_read;
+SELECT h_same(1, 200);
+SELECT counter('deferred_leaf_writes') - :w0 > 0 AS flushed_by_the_read;
+SELECT h_both(201, 300, 'c');
+COMMIT;
+SELECT h_same(1, 300), leaf_entries('h_k') AS entries;
+-- Rolled back before a flush, rows leave no entries at all.
+BEGIN;
+INSERT INTO h SELECT g, 'r' FROM generate_series(1001, 1100) g;
+INSERT INTO h SELECT g, 'r' FROM generate_series(1101, 1200) g;
+ROLLBACK;
+SELECT leaf_entries('h_k') AS entries_after_rollback;
+-- Savepoints across statements: a released one's entries pass to its
+-- parent, and go with it when it rolls back.
+BEGIN;
+SELECT h_both(2001, 2100, 's1');
+SAVEPOINT a;
+SELECT h_both(2101, 2200, 's2');
+SAVEPOINT b;
+SELECT h_both(2201, 2300, 's3');
+RELEASE b;
+ROLLBACK TO a;
+SELECT h_both(2301, 2400, 's4');
+COMMIT;
+SELECT h_same(2001, 2400),
+       leaf_entries('h_k') = (SELECT count(*) FROM h) AS entries_match;
+-- Cursors opened before later statements' inserts (held ones run to
+-- their end at the commit) return their snapshots' rows, as btree's do.
+BEGIN;
+SELECT h_both(3001, 3050, 'x');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+DECLARE ch CURSOR WITH HOLD FOR SELECT k, v FROM h WHERE k BETWEEN 3001 AND 3200 ORDER BY k;
+DECLARE cb CURSOR WITH HOLD FOR SELECT k, v FROM hb WHERE k BETWEEN 3001 AND 3200 ORDER BY k;
+DECLARE c2 CURSOR FOR SELECT k, v FROM h WHERE k BETWEEN 3001 AND 3200 ORDER BY k;
+FETCH 2 FROM c2;
+SELECT h_both(3051, 3100, 'y');
+SELECT drain('c2') AS c2_rest;
+COMMIT;
+SELECT drain('ch') AS held_blink, drain('cb') AS held_btree;
+CLOSE ch;
+CLOSE cb;
+SELECT h_same(3001, 3200);
+-- A deferred constraint trigger reads through the index at the commit.
+CREATE TABLE h_seen (n bigint);
+CREATE FUNCTION h_count() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+	PERFORM set_config('enable_seqscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	SELECT count(*) INTO n FROM h WHERE k BETWEEN 4001 AND 4300;
+	INSERT INTO h_seen VALUES (n);
+	RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER h_at_commit AFTER INSERT ON h DEFERRABLE INITIALLY DEFERRED
+	FOR EACH ROW WHEN (NEW.v = 'last') EXECUTE FUNCTION h_count();
+BEGIN;
+SELECT h_both(4001, 4100, 'd');
+SELECT h_both(4101, 4199, 'd');
+SELECT h_both(4200, 4200, 'last');
+COMMIT;
+SELECT n AS rows_the_commit_trigger_saw FROM h_seen;
+DROP TRIGGER h_at_commit ON h;
+-- A prepared transaction flushes when it is prepared.
+BEGIN;
+SELECT h_both(5001, 5100, 'p');
+SELECT h_both(5101, 5200, 'p');
+PREPARE TRANSACTION 'blink_defer';
+COMMIT PREPARED 'blink_defer';
+SELECT h_same(5001, 5200);
+-- TRUNCATE in the transaction: what was held goes with the old storage.
+BEGIN;
+INSERT INTO h SELECT g, 't' FROM generate_series(6001, 6500) g;
+TRUNCATE h;
+INSERT INTO h SELECT g, 't' FROM generate_series(6501, 6600) g;
+COMMIT;
+TRUNCATE hb;
+INSERT INTO hb SELECT g, 't' FROM generate_series(6501, 6600) g;
+SELECT h_same(6001, 6600), leaf_entries('h_k') AS entries;
+-- ON CONFLICT after held entries: it updates rows of the earlier statement.
+CREATE TABLE hu (id int PRIMARY KEY, k int);
+CREATE INDEX hu_k ON hu USING blink (k);
+CREATE TABLE hub (id int PRIMARY KEY, k int);
+CREATE INDEX hub_k ON hub USING btree (k);
+BEGIN;
+INSERT INTO hu SELECT g, g FROM generate_series(1, 100) g;
+INSERT INTO hu SELECT g, g + 1000 FROM generate_series(51, 150) g
+	ON CONFLICT (id) DO UPDATE SET k = excluded.k;
+INSERT INTO hub SELECT g, g FROM generate_series(1, 100) g;
+INSERT INTO hub SELECT g, g + 1000 FROM generate_series(51, 150) g
+	ON CONFLICT (id) DO UPDATE SET k = excluded.k;
+COMMIT;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT (SELECT md5(string_agg(id || ':' || k, ',' ORDER BY k)) FROM hu WHERE k > 0) =
+       (SELECT md5(string_agg(id || ':' || k, ',' ORDER BY k)) FROM hub WHERE k > 0) AS on_conflict_as_btree,
+       (SELECT count(*) FROM hu WHERE k > 0) AS hu_rows;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- An error in the commit's flush: the COMMIT fails and everything of the
+-- transaction is gone; the index stays whole.  (set_config, not SET: a
+-- utility command flushes before it starts.)
+CREATE TABLE he (k int);
+CREATE INDEX he_k ON he USING blink (k);
+BEGIN;
+INSERT INTO he SELECT generate_series(1, 500);
+INSERT INTO he SELECT generate_series(501, 1000);
+SELECT set_config('blinkam.debug_stop_at', 'after_leaf_split', true);
+COMMIT;
+SELECT count(*) AS rows_after_failed_commit, leaf_entries('he_k') AS entries FROM he;
+INSERT INTO he SELECT generate_series(1, 1000);
+SET enable_seqscan = off;
+SELECT count(*), sum(k) FROM he WHERE k > 0;
+RESET enable_seqscan;
+
 SELECT blink_check('d_k', true), blink_check('oc_k', true), blink_check('u_k', true),
        blink_check('p_k', true);
+SELECT blink_check('h_k', true), blink_check('hu_k', true), blink_check('he_k', true);
 
-DROP TABLE d, seen, oc, u, p, pb, p_seen;
-DROP FUNCTION p_count();
+DROP TABLE d, seen, oc, u, p, pb, p_seen, h, hb, h_seen, hu, hub, he;
+DROP FUNCTION p_count(), h_same(int, int), h_both(int, int, text), h_count(), drain(refcursor);
 DROP FUNCTION d_counts(int, int), leaf_entries(regclass), counter(text), d_look(), d_after(), risky(int);
 DROP EXTENSION blinkam;

@@ -83,9 +83,9 @@ SELECT count(*), count(DISTINCT k) FROM e;
 
 -- Statement buffers' flushes (defer.c) find their leaves by hints too:
 -- a non-unique index, ten-row statements (each flushed at its end as one
--- sorted run), then the same storage changes.  Rows hold a tag of their
--- round; the index must return what a sequential scan returns, tag by
--- tag, and blink_check must pass.
+-- sorted run: blinkam.defer_inserts = statement), then the same storage
+-- changes.  Rows hold a tag of their round; the index must return what a
+-- sequential scan returns, tag by tag, and blink_check must pass.
 CREATE TABLE f (k int, tag int);
 CREATE INDEX f_k ON f USING blink (k);
 CREATE FUNCTION flushed_round(tag int, lo int, hi int,
@@ -96,6 +96,7 @@ DECLARE
     by_scan bigint;
 BEGIN
     PERFORM blinkam_reset_stats();
+    PERFORM set_config('blinkam.defer_inserts', 'statement', true);
     FOR s IN lo..hi BY 10 LOOP
         INSERT INTO f SELECT g, tag FROM generate_series(s, s + 9) g;
     END LOOP;
@@ -140,11 +141,20 @@ SELECT tag, count(*), min(k), max(k) FROM f GROUP BY tag ORDER BY tag;
 -- bytes, more than a hint keeps; the hint keeps its first entry instead,
 -- and the flushes go by hints.  Without that every flush descended.  One
 -- session, so a flush descends only when its leaf has split since the
--- last one (or another process holds the leaf at that instant).
+-- last one (or another process holds the leaf at that instant).  Each
+-- statement is a transaction of its own, whose commit flushes its entries
+-- (blinkam.defer_inserts = transaction, the default).
 CREATE TABLE g (k int, v int);
 CREATE INDEX g_k ON g USING blink (k);
+CREATE PROCEDURE fill_g() LANGUAGE plpgsql AS $$
+BEGIN
+    FOR s IN 1..400 LOOP
+        INSERT INTO g SELECT s, x FROM generate_series(1, 10) x;
+        COMMIT;
+    END LOOP;
+END $$;
 SELECT blinkam_reset_stats();
-DO $$ BEGIN FOR s IN 1..400 LOOP INSERT INTO g SELECT s, x FROM generate_series(1, 10) x; END LOOP; END $$;
+CALL fill_g();
 SELECT f.value >= 400 AS flushed_each, d.value < f.value / 4 AS most_went_by_hints,
        h.value >= f.value * 3 / 4 AS hints_used
   FROM blinkam_stats() d, blinkam_stats() f, blinkam_stats() h
@@ -162,4 +172,5 @@ SELECT blink_check('g_k', true);
 DROP TABLE e, tt, f, g;
 DROP FUNCTION hinted_round(regclass, regclass, int, int, int), fill(regclass, int, int),
     flushed_round(int, int, int);
+DROP PROCEDURE fill_g();
 DROP EXTENSION blinkam;

@@ -89,6 +89,7 @@ SELECT blink_check('inc2_k', true);
 CREATE TABLE inc3 (k int);
 CREATE INDEX inc3_k ON inc3 USING blink (k);
 BEGIN;
+SET LOCAL blinkam.defer_inserts = statement;	-- (the split at the INSERT's end)
 SAVEPOINT s;
 SET LOCAL blinkam.debug_stop_at = 'before_new_root';
 INSERT INTO inc3 SELECT generate_series(1, 1000);

@@ -37,6 +37,16 @@ SET blinkam.batch_sleep = 'nap';
 SET blinkam.batch_sleep = page_lock;
 SHOW blinkam.batch_sleep;
 RESET blinkam.batch_sleep;
+-- how long statement buffers hold entries: on and off as when it was a
+-- bool (on: to the commit), anything else refused with the list
+SET blinkam.defer_inserts = on;
+SHOW blinkam.defer_inserts;
+SET blinkam.defer_inserts = false;
+SHOW blinkam.defer_inserts;
+SET blinkam.defer_inserts = statement;
+SHOW blinkam.defer_inserts;
+SET blinkam.defer_inserts = 'sometimes';
+RESET blinkam.defer_inserts;
 
 -- the library is already loaded at server start; LOAD again is a no-op
 LOAD 'blinkam';

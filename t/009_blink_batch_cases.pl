@@ -32,6 +32,8 @@
 #      last look at its slot and its sleep is not lost;
 #   18. a waiter woken to take its leaf that finds it taken again waits
 #      on, and the new holder takes its entry;
+#   19. a run held to the commit, published from the commit's flush and
+#      cancelled there, withdraws; its transaction rolls back;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters: batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
@@ -59,6 +61,10 @@ max_connections = 60
 # The longest setting keeps that stray wake-up out of the cases that
 # require a waiter to be woken by its holder.
 authentication_timeout = 600
+# Statement buffers flush at each statement's end, so that a waiter's
+# statement_timeout still covers its wait (it is off by the time a commit
+# flushes); case 19 holds one to the commit.
+blinkam.defer_inserts = statement
 ));
 # (t/026_blink_batch_futex.pl runs these cases again with batch waiters asleep on a futex)
 BatchCases::start_node($node);
@@ -1116,6 +1122,36 @@ is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FR
 	'11 12 13', '18: rows');
 is(entries('h18_k', '(12)') . entries('h18_k', '(13)'), '11', '18: each entry once');
 is($node->safe_psql('postgres', "SELECT blink_check('h18_k', true)"), '', '18: blink_check');
+
+# --- 19. a statement buffer held to the commit (blinkam.defer_inserts =
+#        transaction) publishes its run from the commit's flush.  Cancelled
+#        there (pg_cancel_backend: no statement_timeout runs at the commit),
+#        the waiter withdraws its run and its transaction rolls back; the
+#        other waiter's run is taken.
+keys_table('h19', 10);
+($a, $k) = start_holder(191, '', 'h19', '11');
+$b = bg("SET blinkam.defer_inserts = transaction; SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO h19 VALUES (12), (13) /* c19 */");
+$c = bg("SET blinkam.defer_inserts = transaction; SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO h19 VALUES (14), (15)");
+wait_for_waiters('h19', 2);
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* c19 */%' "
+	  . "AND pid <> pg_backend_pid()");
+$b->[0]->finish;
+like(${ $b->[2] }, qr/canceling statement due to user request/,
+	'19: the waiter was cancelled in its commit');
+release_key($k);
+$_->[0]->finish for ($a, $c);
+is(${ $a->[2] } . ${ $c->[2] }, '', '19: the holder and the other waiter succeeded');
+is(counter('batch_withdrawals') . '/' . counter('batched_runs'), '1/1',
+	'19: the cancelled run was withdrawn, the other taken');
+is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h19 WHERE k > 10'),
+	'11 14 15', '19: rows (the cancelled transaction rolled back)');
+is(entries('h19_k', '(12)') . entries('h19_k', '(13)') . entries('h19_k', '(14)')
+	  . entries('h19_k', '(15)'), '0011', '19: entries');
+is(counter('batch_wait_timeouts') . '/' . counter('batch_lost_wakeups'), '0/0', '19: no timeout');
+is($node->safe_psql('postgres', "SELECT blink_check('h19_k', true)"), '', '19: blink_check');
 
 $node->stop;
 done_testing();

@@ -37,7 +37,7 @@ int			blinkam_batch_spin = 100;
 int			blinkam_batch_sleep = BLINKAM_BATCH_SLEEP_LATCH;
 int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
-bool		blinkam_defer_inserts = true;
+int			blinkam_defer_inserts = BLINKAM_DEFER_TRANSACTION;
 bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 256;
 int			blinkam_pool_size = 64;
@@ -66,6 +66,21 @@ static const struct config_enum_entry batch_sleep_options[] = {
 	{"futex", BLINKAM_BATCH_SLEEP_FUTEX, false},
 #endif
 	{"page_lock", BLINKAM_BATCH_SLEEP_PAGE_LOCK, false},
+	{NULL, 0, false}
+};
+
+/* on and off (and their other spellings) as when the setting was a bool */
+static const struct config_enum_entry defer_inserts_options[] = {
+	{"transaction", BLINKAM_DEFER_TRANSACTION, false},
+	{"statement", BLINKAM_DEFER_STATEMENT, false},
+	{"off", BLINKAM_DEFER_OFF, false},
+	{"on", BLINKAM_DEFER_TRANSACTION, true},
+	{"true", BLINKAM_DEFER_TRANSACTION, true},
+	{"yes", BLINKAM_DEFER_TRANSACTION, true},
+	{"1", BLINKAM_DEFER_TRANSACTION, true},
+	{"false", BLINKAM_DEFER_OFF, true},
+	{"no", BLINKAM_DEFER_OFF, true},
+	{"0", BLINKAM_DEFER_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -174,11 +189,13 @@ blinkam_define_gucs(void)
 							"form only where backends meet on a page.",
 							&blinkam_hot_insert_pages, 0, 0, BLINKAM_HOT_PAGES_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("blinkam.defer_inserts",
-							 "Buffers a statement's inserts into non-unique blink indexes until it ends.",
-							 "The buffered tuples are added sorted, one WAL record per leaf.  "
-							 "When off, every row's entry is added at once.",
-							 &blinkam_defer_inserts, true,
+	DefineCustomEnumVariable("blinkam.defer_inserts",
+							 "How long a backend holds back its entries for non-unique blink indexes.",
+							 "transaction: until the commit, or until this backend next reads the "
+							 "index.  statement: until the statement ends.  off: every row's entry "
+							 "is added at once.  Held entries are added sorted, one WAL record per leaf.",
+							 &blinkam_defer_inserts, BLINKAM_DEFER_TRANSACTION,
+							 defer_inserts_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.csn_snapshots",
 							 "Decides the visibility of recent blinkheap rows by commit sequence numbers.",

@@ -148,7 +148,15 @@ extern int	blinkam_batch_rounds;
 extern int	blinkam_hot_insert_pages;
 
 #define BLINKAM_HOT_PAGES_MAX	16	/* blinkam.hot_insert_pages at most */
-extern bool blinkam_defer_inserts;
+
+/* blinkam.defer_inserts: how long non-unique blink entries wait (defer.c) */
+typedef enum BlinkamDeferInserts
+{
+	BLINKAM_DEFER_OFF,			/* each row's entry goes in at once */
+	BLINKAM_DEFER_STATEMENT,	/* until the statement ends */
+	BLINKAM_DEFER_TRANSACTION	/* until the commit, or a read of the index */
+} BlinkamDeferInserts;
+extern int	blinkam_defer_inserts;
 extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;

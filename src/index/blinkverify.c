@@ -571,7 +571,7 @@ check_level(CheckState *cs, BlockNumber leftmost, uint32 level, List *parent_lin
  * Set when the heap cross-check (not the tree itself) fails.  On a standby
  * that can be transient even while replay stands still: a transaction in
  * progress on the primary has its heap records replayed before its index
- * records arrive (statement buffers write them at the statement's end).
+ * records arrive (statement buffers write them at the commit or earlier).
  */
 static bool heap_crosscheck_failed = false;
 

@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * defer.c
- *	  Statement buffers: the non-unique blink inserts of one statement,
- *	  held in the backend and added to each leaf with one WAL record.
+ *	  Statement buffers: a backend's non-unique blink inserts, held back
+ *	  and added to each leaf with one WAL record.
  *
  * A multi-row INSERT or COPY calls aminsert once per row.  For an index
  * whose keys grow (a time stamp) every call lands on the same leaf, and
- * each one costs a descent, an exclusive lock and a generic WAL record
- * that compares the whole page.  A backend may instead keep the tuples
- * and add them later, sorted, as long as nobody can tell the difference:
+ * each one costs a descent, an exclusive lock and a generic WAL record.
+ * A backend may instead keep the tuples and add them later, sorted, as
+ * long as nobody can tell the difference:
  *
  *   - Other backends cannot see our uncommitted rows, so they do not miss
  *     the entries -- except where they read the index with a non-MVCC
@@ -17,20 +17,19 @@
  *     buffered.
  *   - Our own backend can see them: every blink scan (ambeginscan,
  *     amrescan), VACUUM and SQL tool of this extension flushes first, and
- *     so does every statement's end (ExecutorFinish), every utility
- *     command (before and after: COPY ends there; TRUNCATE, REINDEX,
+ *     so does every utility command before it starts (TRUNCATE, REINDEX,
  *     DROP must find nothing pending) and the commit (PRE_COMMIT and
  *     PRE_PREPARE).
  *   - Our parallel workers see our rows too: a plan that needs parallel
  *     mode flushes before it starts (ExecutorStart).
- *   - A statement's end must be certain to come: tuples are buffered only
- *     while a statement runs between our ExecutorStart and ExecutorEnd, or
- *     a utility command inside our ProcessUtility hook.  Callers that run
- *     no executor (logical replication's apply worker, which also
- *     truncates outside ProcessUtility) insert directly.  And a flush that
- *     finds the index's storage replaced since its entries were taken
- *     drops them: the command that replaced it emptied the table or
- *     rebuilt the index from it.
+ *   - Tuples are buffered only while a statement runs between our
+ *     ExecutorStart and ExecutorEnd, or a utility command inside our
+ *     ProcessUtility hook.  Callers that run no executor (logical
+ *     replication's apply worker, which also truncates outside
+ *     ProcessUtility) insert directly.  And a flush that finds the
+ *     index's storage replaced since its entries were taken drops them:
+ *     the command that replaced it emptied the table or rebuilt the index
+ *     from it.
  *   - VACUUM must never see a heap tuple as dead while its entry is still
  *     buffered: it would free the line pointer without removing the entry
  *     (it is not in the index yet), and a later flush would point the
@@ -40,6 +39,42 @@
  *     carry the subtransaction that made them and are discarded when it
  *     aborts (entries of a committed subtransaction pass to its parent),
  *     and nothing is buffered while an INSERT ... ON CONFLICT runs.
+ *
+ * Held to the commit (blinkam.defer_inserts = transaction, the default).
+ * None of the points above is a statement's end, so the entries of one
+ * statement may wait through the next ones: a transaction of ten INSERTs
+ * into a time-stamp index adds its entries with one record, not ten.
+ * Why holding them across statements is no more visible than within one:
+ *   - Between our statements, as during one, other backends see none of
+ *     our rows, and the commands of theirs that read or rebuild the whole
+ *     index (CREATE INDEX [CONCURRENTLY], REINDEX [CONCURRENTLY], CLUSTER,
+ *     VACUUM FULL, TRUNCATE) wait for the table and index locks our
+ *     transaction holds to its end.
+ *   - In this backend every reader flushes whatever statement runs it.  A
+ *     scan begun before a later statement's inserts (a cursor, a WITH HOLD
+ *     cursor run to its end at the commit) cannot see those rows: its
+ *     snapshot's command id is older.  Deferred AFTER triggers run before
+ *     PRE_COMMIT, their scans flushing as any.
+ *   - VACUUM: a row of an earlier statement dies before our commit only
+ *     as any row does, by the abort of its subtransaction (its entries
+ *     go with it); rows our later statements delete or update stay in
+ *     progress to every VACUUM until we end.  An ON CONFLICT statement
+ *     buffers nothing of its own; what earlier statements buffered are
+ *     rows it can only lock, update or leave, never kill.
+ *   - SERIALIZABLE: the flush's CheckForSerializableConflictIn on each
+ *     leaf runs at PRE_COMMIT, before PreCommit_CheckForSerializationFailure,
+ *     so its conflicts take part in the commit's check; a transaction
+ *     that must fail may then fail at COMMIT rather than at the INSERT, as
+ *     PostgreSQL's own commit-time checks do.  Other errors a flush can
+ *     raise (a full disk) also come at the COMMIT.
+ *   - The buffer stays bounded: a backend holding 4096 tuples or 1 MB
+ *     flushes, whatever the statement.
+ *   - Nothing is buffered after the commit's flush: an insert that comes
+ *     later still (another extension's pre-commit callback) goes in at
+ *     once.
+ * blinkam.defer_inserts = statement also flushes at every statement's end
+ * (ExecutorFinish, after its AFTER triggers, and ExecutorEnd) and after
+ * every utility command (COPY); off buffers nothing.
  *
  * A flush sorts each index's entries and hands them to
  * _blink_insert_sorted, which reports each tuple as it lands; if the flush
@@ -102,9 +137,16 @@ static int	suspend_depth = 0;
 static bool flushing = false;
 
 /*
- * Statements whose end this backend is certain to see: executor runs
- * between our ExecutorStart and ExecutorEnd hooks, utility commands inside
- * our ProcessUtility hook.  Tuples are buffered only while one runs.
+ * Our PRE_COMMIT (or PRE_PREPARE) flush is done: another extension's
+ * pre-commit callback that runs after ours and inserts must not buffer,
+ * since nothing would flush it.
+ */
+static bool committing = false;
+
+/*
+ * Statements running in this backend: executor runs between our
+ * ExecutorStart and ExecutorEnd hooks, utility commands inside our
+ * ProcessUtility hook.  Tuples are buffered only while one runs.
  */
 static int	scope_depth = 0;
 
@@ -187,8 +229,9 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 	MemoryContext old;
 	Size		sz = IndexTupleSize(itup);
 
-	if (!blinkam_defer_inserts || suspend_depth > 0 || scope_depth == 0 ||
-		flushing || rel->rd_index->indisunique ||
+	if (blinkam_defer_inserts == BLINKAM_DEFER_OFF || suspend_depth > 0 ||
+		scope_depth == 0 || flushing || committing ||
+		rel->rd_index->indisunique ||
 		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
 		!IsTransactionState())
 		return false;
@@ -374,6 +417,7 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
 			_blink_defer_flush();
+			committing = true;
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PREPARE:
@@ -386,6 +430,7 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 			scope_depth = 0;
 			nlevels = 0;
 			flushing = false;
+			committing = false;
 			break;
 		default:
 			break;
@@ -498,13 +543,16 @@ _blink_defer_ExecutorFinish(QueryDesc *queryDesc)
 		prev_ExecutorFinish(queryDesc);
 	else
 		standard_ExecutorFinish(queryDesc);
-	_blink_defer_flush();
+	if (blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
+		_blink_defer_flush();
 }
 
 static void
 _blink_defer_ExecutorEnd(QueryDesc *queryDesc)
 {
-	_blink_defer_flush();
+	/* held to the commit unless set otherwise (see the top of this file) */
+	if (blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
+		_blink_defer_flush();
 	if (suspend_depth > 0 && _blink_plan_has_onconflict(queryDesc->plannedstmt))
 		suspend_depth--;
 	if (scope_depth > 0)
@@ -543,7 +591,7 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 			scope_depth--;
 	}
 	PG_END_TRY();
-	if (!txn)
+	if (!txn && blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
 		_blink_defer_flush();
 }
 
