@@ -35,10 +35,12 @@
 #   19. a run held to the commit, published from the commit's flush and
 #      cancelled there, withdraws; its transaction rolls back;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
-#   before their record, wake their waiters: batch_lost_wakeups stays 0
+#   before their record, wake their waiters, even when a third inserter
+#   claims the first of them while the release still has the others (3f):
+#   batch_lost_wakeups stays 0
 #   (their last-resort timeout is raised, so that a missed wake-up would
 #   also show as a long wait).
-# Cases whose holder is held at a later point too (3d, 7c, 8b, 11, 11b)
+# Cases whose holder is held at a later point too (3d, 3f, 7c, 8b, 11, 11b)
 # name that one in blinkam.debug_pause_at, on a key of its own.
 use strict;
 use warnings;
@@ -259,6 +261,41 @@ is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
 is(entries('h1_k', '(3801)') . entries('h1_k', '(3701)'), '10',
 	"the new entry once, the deleted row's entry gone");
 is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', 'blink_check');
+
+# --- 3f. the release of 3d held at the same point while a third inserter
+#        takes the leaf (free by then), claims the waiter that was put back
+#        first, inserts its entry and finds the list empty at its own
+#        release: the other waiter is still in the releaser's hands.  The
+#        releaser must not rely on that first waiter, which no longer
+#        waits, to serve the other: once the rest is back it sees it gone,
+#        looks at the list again (batch_first_gone) and wakes the other.
+#        Before that, the other waiter slept to its (here 60 s) timeout.
+#        (The holder is held before its claim, key 191, until both waiters
+#        have published, then in its release, key 192.)
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+my $k192 = hold_key(192);
+($a, $k) = start_holder(191, "SET blinkam.batch_inserts = off; "
+	  . "SET blinkam.debug_pause_at = drain_pushed_back; SET blinkam.debug_pause_key = 192;", 'h1', 3900);
+($b, $c) = two_waiters(3900);
+release_key($k);
+paused_on(192);
+$node->safe_psql('postgres', 'INSERT INTO h1 VALUES (3903)');
+is(counter('batched_inserts'), '1', '3f: the third inserter took the first waiter\'s entry');
+# (the waiter it served returns; the other sleeps on)
+ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_stat_activity
+	  WHERE query ~ 'INSERT INTO h1 VALUES \\(390[12]\\)' AND state = 'active'"),
+	'3f: one waiter still waits while the release is held');
+release_key($k192);
+$_->[0]->finish for ($a, $b, $c);
+is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', '3f: holder and waiters succeeded');
+is(counter('batch_first_gone'), '1', '3f: the releaser found its first waiter gone');
+is(counter('batch_lost_wakeups') . counter('batch_wait_timeouts'), '00',
+	'3f: the other waiter was woken, not left to its timeout');
+is(counter('batched_inserts'), '1', '3f: it inserted its entry itself');
+is(entries('h1_k', '(3901)') . entries('h1_k', '(3902)') . entries('h1_k', '(3903)'), '111',
+	'3f: each entry once');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM h1 WHERE k BETWEEN 3900 AND 3903'), '4', '3f: rows');
+is($node->safe_psql('postgres', "SELECT blink_check('h1_k', true)"), '', '3f: blink_check');
 
 # --- 4. a batch that does not fit: the holder takes what fits and leaves
 #        the rest published, its waiters asleep (deferred); its release

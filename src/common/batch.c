@@ -52,22 +52,40 @@
  * Why no wake-up is lost.  A waiter pushes its slot, then tries the page
  * lock once more, and only then sleeps.  Whoever releases a lock of such
  * a page (inserter, reader, VACUUM: for blink, _blink_unlock, which calls
- * blinkam_batch_after_release) looks at the bucket
- * afterwards: if it is not empty, it pops it, pushes the pending slots
- * back, wakes every waiter of other pages and, once the whole list is
- * back, the first pending waiter of that page (the waiter takes the lock
- * and serves the others).  Take a waiter W and the backend B whose lock
- * made W's last try fail: B released after W's push and looked at the
- * bucket after its release, so it found W's slot, or the slot of another
- * waiter of the page published earlier (which, woken, takes the lock, and
- * in turn looks at the bucket when it releases it, and finds W's slot:
- * it was woken only after W's was back) -- unless some backend had
- * popped the list in between, and every backend that pops a slot either
- * finishes it (DONE/SKIPPED, latch set after its release) or pushes it
- * back, waking it if it is of another page.  So a published slot always has a backend
- * coming to it.  This holds whatever the releasing session's
- * blinkam.batch_inserts says (a session with batching off serves no
- * waiter but still wakes them after its release), and on errors too: a
+ * blinkam_batch_after_release) looks at the bucket afterwards: if it is
+ * not empty, it pops it, pushes the pending slots back, wakes every
+ * waiter of other pages and, once the whole list is back, the first
+ * pending waiter of that page, F -- if F still waits for the page then;
+ * if not, it looks at the bucket again, from the start.  Take a waiter W
+ * and the backend B whose lock made W's last try fail: B released after
+ * W's push and looked at the bucket after its release.  Either some
+ * backend had popped W's slot in between (below), or B's look (its last
+ * round) popped it.  Then B woke W itself, or it woke F, which still
+ * waited for the page once W's slot was back, and F's next step comes
+ * after that: woken, F tries the lock (taking it, F looks at the bucket
+ * at its own release; failing, the backend that holds the page releases
+ * it later and looks), or a holder of the page claims F's slot (and looks
+ * at its release), or F withdraws on a cancel (the error's abort wakes
+ * everyone, else F takes the page the ordinary way).  What happened to
+ * F's slot before does not matter (claimed and deferred back, or
+ * finished and published again): it waits for the page after the last
+ * push, and is woken after that.  The first waiter need not be waiting
+ * any more, for it was back in the list before the rest: a backend that
+ * took the page meanwhile (free since B's release) may have claimed and
+ * finished it and looked at the bucket at its own release with W's slot
+ * still in B's hands, or F's owner may have taken the page itself (woken
+ * by a cancel, a timeout, a share-wait sleep or batch_wake_all); then
+ * nobody that took the page after W's slot was back has looked, and B's
+ * second round is that look (t/009 case 3f).  A round is repeated only
+ * when another backend took its first waiter meanwhile.  And every
+ * backend that pops a slot either finishes it (DONE/SKIPPED, latch set
+ * after its release), claims it holding the page (and looks at its
+ * release), or pushes it back: waking it if it is of another page; as a
+ * holder, before its own release looks; as a releaser, with a look that
+ * ends as B's does.  So a published slot always has a backend coming to
+ * it.  This holds whatever the releasing session's blinkam.batch_inserts
+ * says (a session with batching off serves no waiter but still wakes
+ * them after its release), and on errors too: a
  * lock released by LWLockReleaseAll skips that, so the (sub)transaction's
  * abort wakes every pending waiter of every list (batch_wake_all).  A
  * holder that fails after claiming slots hands them back and wakes them
@@ -77,11 +95,15 @@
  * written before the CAS that pushes it (a full barrier) and read by a
  * holder after the exchange that pops it and the CAS that claims it (full
  * barriers); next is written before a write barrier and read after a
- * read barrier.  DONE/SKIPPED are stored after the WAL record is inserted
- * (the insertion ends with a lock release, so the record's bytes are
- * visible first), followed by a full barrier, and the latch is set after
- * that; SetLatch and the waiter's ResetLatch are barriers, so a woken
- * waiter reads the final state.  Every purposeful wake-up of a pending
+ * read barrier.  A releaser asks whether the first waiter it put back
+ * still waits (slot_waits_for) without holding its slot: it reads the
+ * state, then, after a read barrier, the page; whoever publishes or
+ * requeues a slot writes the page, then a write barrier, then the state.
+ * DONE/SKIPPED are stored after the WAL record is inserted (the insertion
+ * ends with a lock release, so the record's bytes are visible first),
+ * followed by a full barrier, and the latch is set after that; SetLatch
+ * and the waiter's ResetLatch are barriers, so a woken waiter reads the
+ * final state.  Every purposeful wake-up of a pending
  * waiter also adds one to its slot's "wakes", and the owner, after each
  * lock attempt, records in "wakes_tried" the count it read before that
  * attempt.  A waiter that finds the page free after sleeping to its
@@ -245,10 +267,11 @@
  * page, and that holder's release looks at the list; a slot a splitter
  * forwards is in the list of a page the splitter holds, likewise; a slot a
  * holder forwards is in the sibling's list before the holder looks at that
- * list, so either the look finds it (and wakes the first pending waiter of
- * the sibling, whose lock attempt then comes after its slot is back in
- * the list: the argument above), or a backend that popped the list in
- * between does, and handles it as every popper does.  Between a forwarded
+ * list, so either the look finds it (and ends as a release's look does:
+ * with a wake-up of the sibling's first pending waiter that still waits
+ * once the list is back, or with an empty list; the argument above), or a
+ * backend that popped the list in between does, and handles it as every
+ * popper does.  Between a forwarded
  * slot's push and that look, a holder of the sibling may claim the slot:
  * it serves it, exactly as a waiter that published there.
  *
@@ -435,6 +458,20 @@ push_slot(pg_atomic_uint32 *head, uint32 slotno)
 }
 
 /*
+ * Is slot s, which we do not hold, published for page (*node, blkno) at
+ * the moment we look?  The state first, then the page it is for: whoever
+ * publishes or requeues a slot writes the page before the state.
+ */
+static inline bool
+slot_waits_for(BlinkBatchSlot *s, const RelFileNode *node, BlockNumber blkno)
+{
+	if (pg_atomic_read_u32(&s->state) != SLOT_PENDING)
+		return false;
+	pg_read_barrier();
+	return s->blkno == blkno && RelFileNodeEquals(s->node, *node);
+}
+
+/*
  * Pop the whole list at head and sort it out:
  *   - with collect, claim the pending slots of (*node, blkno) into it (up
  *     to max; they leave the list);
@@ -452,64 +489,89 @@ push_slot(pg_atomic_uint32 *head, uint32 slotno)
  * in our hands -- and nobody would wake those.  (A waiter of another page
  * may be woken at once: each such waiter is woken by us itself, so none
  * depends on its lock holder finding it.)
+ *
+ * Waking it late is not enough by itself: once its slot is back in the
+ * list, and before the rest is, another inserter may take the page (it is
+ * free), claim that slot, finish it and look at the list at its release;
+ * or the slot's owner may take the page on its own (a cancel, a timeout,
+ * a share-wait sleep, batch_wake_all).  Either may find the list without
+ * the slots still in our hands.  So, once all of them are back, the first
+ * waiter is woken only if it still waits for this page; otherwise we look
+ * at the list once more, from the start, as a release of the page would
+ * now (see "Why no wake-up is lost").
  */
 static int
 drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 		   uint32 *collect, int max, bool wake_one)
 {
-	uint32		cur = pg_atomic_exchange_u32(head, 0);
 	int			n = 0;
-	BlinkBatchSlot *first = NULL;
 
-	while (cur != 0)
+	/* more than once only if the first waiter was gone (wake_one) */
+	for (;;)
 	{
-		uint32		slotno = cur - 1;
-		BlinkBatchSlot *s = &Batch->slots[slotno];
-		uint32		expected = SLOT_PENDING;
-		bool		mine;
+		uint32		cur = pg_atomic_exchange_u32(head, 0);
+		BlinkBatchSlot *first = NULL;
 
-		pg_read_barrier();
-		cur = s->next;
-		mine = node && s->blkno == blkno && RelFileNodeEquals(s->node, *node);
+		while (cur != 0)
+		{
+			uint32		slotno = cur - 1;
+			BlinkBatchSlot *s = &Batch->slots[slotno];
+			uint32		expected = SLOT_PENDING;
+			bool		mine;
 
-		if (collect && mine && n < max &&
-			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
-		{
-			collect[n++] = slotno;	/* unlinked: it is in our hands now */
-			pg_atomic_write_u32(&s->linked, 0);
-		}
-		else if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
-		{
-			push_slot(head, slotno);
-			if (!mine)
+			pg_read_barrier();
+			cur = s->next;
+			mine = node && s->blkno == blkno && RelFileNodeEquals(s->node, *node);
+
+			if (collect && mine && n < max &&
+				pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
 			{
-				pg_atomic_fetch_add_u32(&s->wakes, 1);
-				wake_slot(s);
+				collect[n++] = slotno;	/* unlinked: it is in our hands now */
+				pg_atomic_write_u32(&s->linked, 0);
 			}
-			else if (wake_one && first == NULL)
+			else if (pg_atomic_read_u32(&s->state) == SLOT_PENDING)
 			{
-				first = s;
-				/*
-				 * tests: hold the rest of the popped list here (not
-				 * cancellable: a cancel would strand those slots)
-				 */
-				if (cur != 0)
+				push_slot(head, slotno);
+				if (!mine)
 				{
-					HOLD_INTERRUPTS();
-					blinkam_debug_pause(BLINKAM_PAUSE_DRAIN_PUSHED_BACK);
-					RESUME_INTERRUPTS();
+					pg_atomic_fetch_add_u32(&s->wakes, 1);
+					wake_slot(s);
+				}
+				else if (wake_one && first == NULL)
+				{
+					first = s;
+
+					/*
+					 * tests: hold the rest of the popped list here (not
+					 * cancellable: a cancel would strand those slots)
+					 */
+					if (cur != 0)
+					{
+						HOLD_INTERRUPTS();
+						blinkam_debug_pause(BLINKAM_PAUSE_DRAIN_PUSHED_BACK);
+						RESUME_INTERRUPTS();
+					}
 				}
 			}
+			else
+				pg_atomic_write_u32(&s->linked, 0);
 		}
-		else
-			pg_atomic_write_u32(&s->linked, 0);
+		if (first == NULL)
+			return n;
+		pg_memory_barrier();	/* every push back before the look at first */
+		if (slot_waits_for(first, node, blkno))
+		{
+			pg_atomic_fetch_add_u32(&first->wakes, 1);
+			wake_slot(first);
+			return n;
+		}
+
+		/*
+		 * Claimed, finished or withdrawn while the rest was out: look at the
+		 * list again, as a release of the page now would.
+		 */
+		blinkam_count(BLINKAM_COUNTER_BATCH_FIRST_GONE, 1);
 	}
-	if (first != NULL)
-	{
-		pg_atomic_fetch_add_u32(&first->wakes, 1);
-		wake_slot(first);
-	}
-	return n;
 }
 
 /* drain_list for the list of the page (node, blkno) */
@@ -523,8 +585,9 @@ drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
 /*
  * Look at the wait list of page (node, blkno) as a releaser of the page
  * does (see "Why no wake-up is lost"): if it is not empty, push its pending
- * slots back and wake the first waiter of the page.  An empty list is read
- * without taking its cache line.
+ * slots back and wake the first waiter of the page (one that still waits
+ * once the whole list is back; else look again: drain_list).  An empty
+ * list is read without taking its cache line.
  */
 static void
 look_at_list(RelFileNode node, BlockNumber blkno)
@@ -894,6 +957,8 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	}
 	/* wake-ups sent to the slot's earlier waits mean nothing to this one */
 	pg_atomic_write_u32(&s->wakes_tried, pg_atomic_read_u32(&s->wakes));
+	/* the page before the state: a releaser reads them so (slot_waits_for) */
+	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_PENDING);
 	push_slot(bucket_of(s->node, s->blkno), slotno);
 
