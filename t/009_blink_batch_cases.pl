@@ -646,6 +646,104 @@ is(leaf_items('r7d_k', q{count(*)}, q{i.key IN ('(5011)', '(5013)')}), '0',
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7d'), '602', '7d: rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7d_k', true)"), '', '7d: blink_check');
 
+# --- 7e. the forward of 7c, but R's holder v has room for only the first
+#         of w's tuples: it takes that one and defers the other (w's slot
+#         is pending again, part of its run in), while w, woken to follow
+#         the run to R, holds no pin (batch_follow, key 196).  w is
+#         cancelled there: it withdraws its slot and the error leaves --
+#         but the entry v put in stays in.  w's flush runs inside a plpgsql
+#         block that catches the cancel (a statement-level AFTER trigger
+#         of its INSERT, whose query's end flushes the INSERT's entries);
+#         the entries belong to the INSERT, which lives on and flushes what
+#         is left at its end.  The flush must know that 5011 is in, or it
+#         adds it a second time.  Forced order: y splits L and stops before
+#         the downlink (split_parent, key 193); R is filled until it has
+#         room for two more entries; v holds R (batch_before_claim, key
+#         195); z holds L (batch_before_claim, key 197) while w publishes
+#         there, then forwards w's run to R and stops before it looks at
+#         R's list (batch_forwarded, key 194).
+$node->safe_psql('postgres', q(
+CREATE TABLE r7e (k bigint);
+INSERT INTO r7e SELECT 10 * g FROM generate_series(1, 300) g;
+CREATE INDEX r7e_k ON r7e USING blink (k);
+CREATE FUNCTION r7e_flush_in_block() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('test.flush_in_block', true) = 'on' THEN
+		BEGIN
+			-- (not a simple expression: it runs in the executor, whose end
+			-- flushes the INSERT's entries)
+			PERFORM FROM pg_class LIMIT 1;
+		EXCEPTION WHEN query_canceled THEN
+			RAISE NOTICE 'flush cancelled, caught';
+		END;
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER r7e_flush AFTER INSERT ON r7e
+	FOR EACH STATEMENT EXECUTE FUNCTION r7e_flush_in_block();
+));
+my @keys7e = map { hold_key($_) } 193, 194, 195, 196;
+$y = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = 193; "
+	  . "INSERT INTO r7e SELECT 10 * g + 2 FROM generate_series(1, 300) g /* y7e */");
+paused('/* y7e */');
+$rblk = $node->safe_psql('postgres', "SELECT right_link FROM blink_page_stats('r7e_k', 1)");
+$hk = $node->safe_psql('postgres',
+	"SELECT key FROM blink_page_items('r7e_k', 1) WHERE is_highkey");
+$hk =~ s/[()]//g;
+ok($hk ne '' && $hk > 7 && $hk < 5011 && $rblk > 1,
+	"7e: L split into L (high key $hk) and R (block $rblk), no downlink yet");
+# an entry takes 20 bytes (16 and its line pointer) and fits while the
+# free size is at least 16: leave R 36 to 55 bytes, room for two
+my $free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('r7e_k', $rblk)");
+my $fill = int(($free - 36) / 20);
+$node->safe_psql('postgres', "INSERT INTO r7e SELECT 4000 + g FROM generate_series(1, $fill) g");
+$free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('r7e_k', $rblk)");
+ok($free >= 36 && $free < 56, "7e: R has room for two entries ($free bytes free)");
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 195; "
+	  . "INSERT INTO r7e VALUES (5014) /* v7e */");
+paused('/* v7e */');
+($z, $k) = start_holder(197, "SET blinkam.debug_pause_at = batch_forwarded; "
+	  . "SET blinkam.debug_pause_key = 194;", 'r7e', '7 /* z7e */');
+$w = bg("SET test.flush_in_block = on; "
+	  . "SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 196; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7e VALUES (5013), (5011) /* w7e */");
+waiting('/* w7e */');
+release_key($k);
+paused_on(194);
+is(counter('batch_forwarded') . counter('batched_inserts'), '10',
+	"7e: z forwarded w's run to R and took none of it");
+release_key($keys7e[1]);
+paused('/* w7e */');
+$z->[0]->finish;
+release_key($keys7e[2]);
+$v->[0]->finish;
+is(counter('batched_inserts') . counter('batch_deferred') . counter('batch_refused_room'), '111',
+	"7e: v took w's first entry and deferred the other, while w held no pin");
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w7e */%'
+	   AND pid <> pg_backend_pid()");
+# once the cancel has ended w's pause, let y and w's pause point go: w's
+# last flush may have to split R, whose downlink y has not added yet
+$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_locks
+	WHERE locktype = 'advisory' AND NOT granted AND objid = 196")
+  or die 'w is still held at batch_follow';
+release_key($keys7e[3]);
+release_key($keys7e[0]);
+$w->[0]->finish;
+$y->[0]->finish;
+like(${ $w->[2] }, qr/flush cancelled, caught/, "7e: w's flush was cancelled in the block");
+unlike(${ $w->[2] }, qr/ERROR/, '7e: and its INSERT succeeded');
+is(${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', '7e: z, v and y succeeded');
+is(counter('batch_withdrawals'), '1', '7e: w withdrew its slot as the error left');
+is(leaf_items('r7e_k', q{count(*) || ' ' || count(DISTINCT i.key)},
+	q{i.key IN ('(5011)', '(5013)', '(5014)')}), '3 3',
+	"7e: w's entries once each: the one v took was not added again");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM r7e WHERE k IN (5011, 5013, 5014)'), '3',
+	'7e: rows');
+is($node->safe_psql('postgres', "SELECT blink_check('r7e_k', true)"), '', '7e: blink_check');
+
 # --- 8. a run that does not all fit: the holder takes what fits and
 #        leaves the rest published (deferred); its release wakes the
 #        owner, which splits the leaf for the rest

@@ -257,10 +257,18 @@
  * holder serves it like any other waiter.  If pinning fails with an error,
  * the slot is withdrawn (or, if claimed meanwhile, its holder's answer
  * awaited) before the error leaves, so no holder can act for a backend
- * that has gone on.  An owner that gets a lock and withdraws, or is handed
- * back the rest, takes ndone as the part already in (so nothing goes in
- * twice), and goes on from the page it holds: keys only move right, so
- * the rest lies on that page or right of it.
+ * that has gone on.  By then a holder of the new page may have taken a
+ * prefix of the run and deferred the rest: that part is in, and stays in
+ * if a savepoint catches the error while the transaction that owns the
+ * tuples lives on (a flush of an outer statement's buffer, say).  So the
+ * owner reports it to its caller (blinkam_batch_wait's progress) before
+ * the error leaves, as it does on every other way out, and a flush counts
+ * those tuples as landed (t/009 case 7e).  A cancel that comes while the
+ * page is read waits for the wait loop's own interrupt path instead,
+ * which returns the part that is in first.  An owner that gets a lock and
+ * withdraws, or is handed back the rest, takes ndone as the part already
+ * in (so nothing goes in twice), and goes on from the page it holds: keys
+ * only move right, so the rest lies on that page or right of it.
  *
  * No wake-up is lost by either: a deferred slot is back in the list of a
  * page its holder still holds, like a slot pushed while a holder holds the
@@ -745,12 +753,17 @@ slot_payload(BlinkBatchSlot *s, int k)
  * A published slot whose owner leaves with an error (below): take it out
  * of every holder's reach -- withdraw it, or, if a holder has claimed it,
  * wait for that holder's answer (holders never wait for waiters, so it
- * comes; whatever went in belongs to our aborting transaction, dead like
- * any of its rows).
+ * comes).  Returns how much of the run went in: holders may have taken a
+ * part before (a deferred run) or while we waited.  That part is in the
+ * index whatever becomes of the error: if a savepoint catches it, the
+ * transaction that owns the tuples may live on, so the caller must learn
+ * of them (see blinkam_batch_wait's progress).
  */
-static void
+static int
 batch_withdraw_for_error(BlinkBatchSlot *s)
 {
+	int			ndone;
+
 	for (;;)
 	{
 		uint32		expected = SLOT_PENDING;
@@ -764,17 +777,26 @@ batch_withdraw_for_error(BlinkBatchSlot *s)
 			break;
 		pg_usleep(100L);
 	}
+	ndone = slot_progress(s, NULL);
 	pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
+	return ndone;
 }
 
 /*
  * The waiter's slot, still published, was forwarded (see "Deferred and
  * forwarded runs") to another page of rel: move our pin there, so that our
  * lock attempts go to that page.  Reading the page can fail: then the slot
- * is withdrawn first.
+ * is withdrawn first, and *progress (if not NULL) set to the part of the
+ * run that is in -- a holder of the new page may have taken a prefix of
+ * it already, and deferred the rest -- before the error leaves.
+ *
+ * A cancel that comes while the page is read waits (interrupts held) for
+ * the wait loop's next look, which returns the part that is in the
+ * ordinary way before it lets the interrupt act; so only a failure of the
+ * read itself (or a cancel at the test pause point) takes the error path.
  */
 static void
-batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp)
+batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp, int *progress)
 {
 	BlockNumber to = s->blkno;
 
@@ -784,11 +806,16 @@ batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp)
 	{
 		/* tests: hold a waiter, published, between its two pins */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FOLLOW);
+		HOLD_INTERRUPTS();
 		*bufp = ReadBuffer(rel, to);
+		RESUME_INTERRUPTS();
 	}
 	PG_CATCH();
 	{
-		batch_withdraw_for_error(s);
+		int			ndone = batch_withdraw_for_error(s);
+
+		if (progress)
+			*progress = ndone;
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -891,6 +918,14 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
  * results, if not NULL, receives the add callback's result for each
  * payload that went in.
  *
+ * progress, if not NULL, is set before any error can leave here with part
+ * of the run in (following a forwarded run to its new page, or reading
+ * that page at the end, can fail after a holder took a prefix): to how
+ * many payloads went in.  A caller that catches the error must count
+ * those as in: the error may be caught by a savepoint whose transaction
+ * does not own them, and they must not be added again.  (Whenever it is
+ * set on a path that returns, it equals the return value.)
+ *
  * announced: the page's other lockers do not look at the wait list (see
  * "Announced holders"); wait on the slot only while an announced holder
  * is there, and otherwise for the page lock.  A caller that gets the page
@@ -906,7 +941,7 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 int
 blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				   const Size *sizes, int n, uint32 flags, bool announced,
-				   uint32 *results, BlockNumber *where)
+				   uint32 *results, BlockNumber *where, int *progress)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;
@@ -985,7 +1020,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 */
 		if (st == SLOT_PENDING && slot_moved(s, *bufp))
 		{
-			batch_follow(rel, s, bufp);
+			batch_follow(rel, s, bufp, progress);
 			continue;
 		}
 
@@ -1078,6 +1113,14 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		{
 			blinkam_count(BLINKAM_COUNTER_BATCH_WITHDRAWALS, 1);
 			ndone = slot_progress(s, results);
+			/*
+			 * Where that part went: the slot's page, which may lie right of
+			 * ours (forwarded, then partly taken, since our last look).
+			 */
+			if (where)
+				*where = s->blkno;
+			if (progress)
+				*progress = ndone;
 			pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
 
 			/*
@@ -1090,8 +1133,6 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				CHECK_FOR_INTERRUPTS();
 			/* interrupts that do not error out: insert the normal way */
 			batch_lock(*bufp);
-			if (where)
-				*where = BufferGetBlockNumber(*bufp);
 			return ndone;
 		}
 
@@ -1163,6 +1204,9 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	 */
 	if (where)
 		*where = s->blkno;
+	/* reading the page below can fail, with part of the run in */
+	if (progress)
+		*progress = ndone;
 	if (ndone < n && !locked)
 	{
 		if (s->blkno != BufferGetBlockNumber(*bufp))

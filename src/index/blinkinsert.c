@@ -92,7 +92,9 @@ static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
  * its scan key); holders take prefixes that are below their high keys and
  * fit (the leaf's, or, once the run is forwarded, its right sibling's:
  * see _blink_batch_accept).  Returns how many were inserted, and sets
- * landed[0..k-1] (if given) for them before anything here can fail.  If
+ * landed[0..k-1] (if given) for them before anything here can fail (and,
+ * should the wait itself fail after holders took part of the run, for
+ * that part before the error leaves).  If
  * all of the run went in, the pin is released and *bufp set to
  * InvalidBuffer; otherwise *bufp is exclusively locked on the page where
  * the first tuple not inserted belongs now (the leaf may have split
@@ -122,6 +124,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	int			counts[BLINKAM_BATCH_MAX_ITEMS];
 	int			nitems;
 	int			nin;
+	int			progress = 0;	/* payloads in, should the wait fail */
 	BlockNumber where;
 	int			k;
 
@@ -144,10 +147,28 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	}
 	/* (a first tuple too large for a slot makes the wait lock at once) */
 	nitems = Max(blinkam_batch_capacity(sizes, nitems), 1);
-	nin = blinkam_batch_wait(rel, bufp, payloads, sizes, nitems,
-							 (unique ? BLINK_BATCH_UNIQUE : 0) |
-							 (nitems > 1 || counts[0] > 1 ? BLINKAM_BATCH_RUN : 0),
-							 false, NULL, &where);
+	PG_TRY();
+	{
+		nin = blinkam_batch_wait(rel, bufp, payloads, sizes, nitems,
+								 (unique ? BLINK_BATCH_UNIQUE : 0) |
+								 (nitems > 1 || counts[0] > 1 ? BLINKAM_BATCH_RUN : 0),
+								 false, NULL, &where, &progress);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * The wait failed after holders had put part of the run in (batch.c
+		 * tells how much): those tuples are landed, or a flush that goes on
+		 * after a savepoint caught this error would add them twice.
+		 */
+		k = 0;
+		for (int i = 0; i < progress; i++)
+			k += counts[i];
+		for (int i = 0; landed && i < k; i++)
+			landed[i] = true;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	/* from published items back to the run's tuples */
 	n = 0;
 	k = 0;

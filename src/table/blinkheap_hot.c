@@ -384,8 +384,9 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 			Size		size = tup->t_len;
 			uint32		off;
 
+			/* (one row: nothing of it can be in if an error leaves) */
 			if (blinkam_batch_wait(rel, &buf, &payload, &size, 1, 0, true, &off,
-								   NULL) == 1)
+								   NULL, NULL) == 1)
 			{
 				ItemPointerSet(&tup->t_self, blkno, (OffsetNumber) off);
 				tup->t_data->t_ctid = tup->t_self;
