@@ -9,7 +9,8 @@
  * offset at the first failure.  It checks: the page id and header;
  * that line pointers stay inside the tuple area and do not overlap; every
  * tuple header (t_hoff, number of attributes, infomask combinations that
- * cannot happen, xmin/xmax not in the future, t_ctid inside the table
+ * cannot happen, xmin/xmax not in the future and not older than the
+ * table's relfrozenxid / relminmxid unless frozen, t_ctid inside the table
  * or a speculative token whose inserter did not commit);
  * and, for tuples visible to a fresh snapshot, that every TOAST pointer
  * leads to a complete TOAST value.  TOAST values are checked after the
@@ -115,11 +116,16 @@ _bh_xid_in_past(TransactionId xid, TransactionId nextxid)
 
 /*
  * Check one tuple header; the page is share-locked.  TOAST pointers of a
- * visible tuple are appended to refs.
+ * visible tuple are appended to refs.  frozenxid and minmxid are the
+ * table's relfrozenxid and relminmxid, read before the first page: VACUUM
+ * advances them only past what it froze or found newer, and pages only
+ * get newer xids afterwards, so no xid or multi left on a page may be
+ * older (the commit log and MultiXact files before them may be gone).
  */
 static void
 _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 				TransactionId nextxid, MultiXactId nextmulti,
+				TransactionId frozenxid, MultiXactId minmxid,
 				Snapshot snapshot, BhToastRefs *refs)
 {
 	HeapTupleHeader h = tup->t_data;
@@ -171,6 +177,16 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 				 HeapTupleHeaderGetRawXmin(h));
 		_bh_corrupted(rel, blk, off, detail);
 	}
+	if (!HeapTupleHeaderXminFrozen(h) &&
+		TransactionIdIsNormal(HeapTupleHeaderGetRawXmin(h)) &&
+		TransactionIdIsNormal(frozenxid) &&
+		TransactionIdPrecedes(HeapTupleHeaderGetRawXmin(h), frozenxid))
+	{
+		snprintf(detail, sizeof(detail),
+				 "xmin %u is not frozen but precedes relfrozenxid %u",
+				 HeapTupleHeaderGetRawXmin(h), frozenxid);
+		_bh_corrupted(rel, blk, off, detail);
+	}
 	if (!(h->t_infomask & HEAP_XMAX_INVALID))
 	{
 		TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
@@ -184,10 +200,26 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 						 "multixact xmax %u is in the future", xmax);
 				_bh_corrupted(rel, blk, off, detail);
 			}
+			if (MultiXactIdIsValid(xmax) && MultiXactIdIsValid(minmxid) &&
+				MultiXactIdPrecedes(xmax, minmxid))
+			{
+				snprintf(detail, sizeof(detail),
+						 "multixact xmax %u precedes relminmxid %u",
+						 xmax, minmxid);
+				_bh_corrupted(rel, blk, off, detail);
+			}
 		}
 		else if (!_bh_xid_in_past(xmax, nextxid))
 		{
 			snprintf(detail, sizeof(detail), "xmax %u is in the future", xmax);
+			_bh_corrupted(rel, blk, off, detail);
+		}
+		else if (TransactionIdIsNormal(xmax) &&
+				 TransactionIdIsNormal(frozenxid) &&
+				 TransactionIdPrecedes(xmax, frozenxid))
+		{
+			snprintf(detail, sizeof(detail),
+					 "xmax %u precedes relfrozenxid %u", xmax, frozenxid);
 			_bh_corrupted(rel, blk, off, detail);
 		}
 	}
@@ -335,6 +367,8 @@ blinkheap_check(PG_FUNCTION_ARGS)
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	TransactionId nextxid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	MultiXactId nextmulti = ReadNextMultiXactId();
+	TransactionId frozenxid = rel->rd_rel->relfrozenxid;
+	MultiXactId minmxid = rel->rd_rel->relminmxid;
 	Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
 	BhToastRefs refs;
@@ -404,7 +438,7 @@ blinkheap_check(PG_FUNCTION_ARGS)
 			if (!_bh_get_tuple(rel, buf, off, &tup))
 				continue;
 			_bh_check_tuple(rel, buf, &tup, nblocks, nextxid, nextmulti,
-							snapshot, &refs);
+							frozenxid, minmxid, snapshot, &refs);
 		}
 
 		qsort(extents, next, sizeof(BhExtent), _bh_extent_cmp);
