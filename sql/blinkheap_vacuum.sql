@@ -166,12 +166,94 @@ VACUUM vb;
 SELECT count(*) FROM vb WHERE pad = 'aborted';
 SELECT vac_same_rows('vb', 'vh');
 
+-- with index cleanup off (here the table's reloption) there is no pass 2,
+-- so pass 1 records in the free space map the room of the rows it
+-- removed at once: rounds of deleting half the rows, VACUUM and inserting
+-- as many again keep the table at its size, as heap's (without it, each
+-- round added the new rows' pages: 87 -> 130 -> 151 -> 194 pages, heap's
+-- 87 -> 88 -> 88 -> 90)
+CREATE TABLE vi (id int, pad text) USING blinkheap
+	WITH (vacuum_index_cleanup = off, autovacuum_enabled = off);
+CREATE TABLE vih (id int, pad text)
+	WITH (vacuum_index_cleanup = off, autovacuum_enabled = off);
+CREATE INDEX vi_id ON vi USING blink (id);
+CREATE INDEX vi_id_bt ON vi (id);
+CREATE INDEX vih_id ON vih (id);
+INSERT INTO vi SELECT i, repeat('x', 100) FROM generate_series(1, 5000) i;
+INSERT INTO vih SELECT * FROM vi;
+SELECT pg_relation_size('vi') AS vi_size0, pg_relation_size('vih') AS vih_size0 \gset
+DELETE FROM vi WHERE id % 2 = 0;
+DELETE FROM vih WHERE id % 2 = 0;
+VACUUM vi;
+VACUUM vih;
+-- the removed rows' line pointers stay LP_DEAD for a later VACUUM
+SELECT dead AS dead_left, dead_tuples FROM vac_lps('vi');
+INSERT INTO vi SELECT i, repeat('x', 100) FROM generate_series(2, 5000, 2) i;
+INSERT INTO vih SELECT i, repeat('x', 100) FROM generate_series(2, 5000, 2) i;
+DELETE FROM vi WHERE id % 4 = 0;
+DELETE FROM vih WHERE id % 4 = 0;
+VACUUM vi;
+VACUUM vih;
+INSERT INTO vi SELECT i, repeat('x', 100) FROM generate_series(4, 5000, 4) i;
+INSERT INTO vih SELECT i, repeat('x', 100) FROM generate_series(4, 5000, 4) i;
+DELETE FROM vi WHERE id % 2 = 1;
+DELETE FROM vih WHERE id % 2 = 1;
+VACUUM (INDEX_CLEANUP off) vi;
+VACUUM (INDEX_CLEANUP off) vih;
+INSERT INTO vi SELECT i, repeat('x', 100) FROM generate_series(1, 5000, 2) i;
+INSERT INTO vih SELECT i, repeat('x', 100) FROM generate_series(1, 5000, 2) i;
+SELECT pg_relation_size('vi') <= :vi_size0 * 1.1 AS vi_kept_size,
+       pg_relation_size('vih') <= :vih_size0 * 1.1 AS vih_kept_size,
+       pg_relation_size('vi') <= pg_relation_size('vih') * 1.2 AS as_heap;
+SELECT count(*), sum(id) FROM vi;
+SELECT vac_same_rows('vi', 'vih');
+SET enable_seqscan = off;
+SELECT count(*), sum(id) FROM vi WHERE id > 0;
+RESET enable_seqscan;
+SELECT blink_check('vi_id', true);
+
+-- LP_DEAD line pointers left by a VACUUM without index cleanup, once the
+-- table's last index is gone: nothing can point at them any more, so
+-- VACUUM frees them in pass 1, as heap does for a table without index;
+-- the emptied pages at the end are truncated and the freed slots reused
+CREATE TABLE vx (id int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
+CREATE TABLE vxh (id int, pad text) WITH (autovacuum_enabled = off);
+CREATE INDEX vx_id ON vx USING blink (id);
+CREATE INDEX vxh_id ON vxh (id);
+INSERT INTO vx SELECT i, repeat('x', 100) FROM generate_series(1, 2000) i;
+INSERT INTO vxh SELECT * FROM vx;
+DELETE FROM vx WHERE id % 2 = 0 OR id > 1000;
+DELETE FROM vxh WHERE id % 2 = 0 OR id > 1000;
+VACUUM (INDEX_CLEANUP off) vx;
+VACUUM (INDEX_CLEANUP off) vxh;
+SELECT normal, dead FROM vac_lps('vx');
+SELECT blink_check('vx_id', true);
+DROP INDEX vx_id;
+DROP INDEX vxh_id;
+VACUUM vx;
+VACUUM vxh;
+SELECT normal, dead, unused > 0 AS some_unused FROM vac_lps('vx');
+SELECT pg_relation_size('vx') <= pg_relation_size('vxh') * 1.2 AS truncated_as_heap,
+       pg_relation_size('vx') < 20 * current_setting('block_size')::int AS truncated;
+SELECT pg_relation_size('vx') AS vx_size \gset
+INSERT INTO vx SELECT i, repeat('y', 100) FROM generate_series(2, 1000, 2) i;
+INSERT INTO vxh SELECT i, repeat('y', 100) FROM generate_series(2, 1000, 2) i;
+SELECT pg_relation_size('vx') = :vx_size AS did_not_grow;
+SELECT normal, dead FROM vac_lps('vx');
+SELECT vac_same_rows('vx', 'vxh');
+DELETE FROM vx;
+DELETE FROM vxh;
+VACUUM vx;
+VACUUM vxh;
+SELECT pg_relation_size('vx') AS vx_size_empty, pg_relation_size('vxh') AS vxh_size_empty;
+
 -- VACUUM VERBOSE and ANALYZE-with-VACUUM run
 VACUUM (VERBOSE off, ANALYZE) vb;
 
-SELECT blinkheap_check('vb'), blinkheap_check('vn'), blinkheap_check('vm');
+SELECT blinkheap_check('vb'), blinkheap_check('vn'), blinkheap_check('vm'),
+       blinkheap_check('vi'), blinkheap_check('vx');
 SELECT blink_check('vb_g', true);
-DROP TABLE vb, vh, vm, vn;
+DROP TABLE vb, vh, vm, vn, vi, vih, vx, vxh;
 DROP FUNCTION vac_same_rows(regclass, regclass);
 DROP FUNCTION vac_lps(regclass);
 DROP FUNCTION vac_counter(text);

@@ -13,7 +13,8 @@
  *   - every tuple is judged against OldestXmin.  A DEAD tuple loses its
  *     storage and its line pointer becomes LP_DEAD -- or LP_UNUSED at once
  *     when the table has no index; an existing LP_DEAD line pointer (left
- *     by a VACUUM without index cleanup) is collected again;
+ *     by a VACUUM without index cleanup) is collected again, or set
+ *     LP_UNUSED at once when the table has no index (any more);
  *   - every tuple that stays is offered to heap_prepare_freeze_tuple with
  *     FreezeLimit / MultiXactCutoff, which also lowers the new
  *     relfrozenxid / relminmxid to the oldest xid / multi that stays;
@@ -32,10 +33,18 @@
  *     set here are in the record, so a standby has them too (see
  *     blinkheap_visibility.c on hint bits).
  *
- * A block whose cleanup lock is not free at once is skipped (like heap's
- * non-aggressive VACUUM), and then relfrozenxid cannot advance; an
- * aggressive VACUUM (freeze_table_age reached, FREEZE, DISABLE_PAGE_SKIPPING,
- * wraparound) waits for the lock instead, so it always scans every block.
+ * A block whose cleanup lock is not free at once is skipped by a plain
+ * VACUUM, and then relfrozenxid cannot advance.  An aggressive VACUUM
+ * (freeze_table_age reached, FREEZE, DISABLE_PAGE_SKIPPING, wraparound)
+ * must see every block: it reads such a block under a share lock and, if
+ * no xid or multi there precedes FreezeLimit / MultiXactCutoff, counts its
+ * tuples, collects its LP_DEAD TIDs, lowers the new relfrozenxid /
+ * relminmxid to what stays on it, and leaves pruning and hints for a later
+ * VACUUM; only a block that must be frozen is waited for, as in heap's
+ * lazy_scan_noprune.  Waiting for every pinned block could deadlock
+ * undetected: a cursor's session that holds the pin and then asks for a
+ * lock conflicting with ours (LOCK TABLE) would wait for us while we wait
+ * for its pin, and the deadlock detector does not see pin waits.
  *
  * The TIDs of LP_DEAD line pointers go to dead_items (in TID order: blocks
  * are visited in order).  When it is full, and at the end: every index's
@@ -44,7 +53,10 @@
  * one record per page.  So a line pointer an index may still point to is
  * never reused: it stays LP_DEAD until every index has forgotten it, and
  * inserts reuse only LP_UNUSED ones.  With index_cleanup off, LP_DEAD line
- * pointers stay for a later VACUUM.
+ * pointers stay for a later VACUUM, and pass 1 records a page's free space
+ * at once (as it does for a page with nothing for pass 2): no pass 2 comes
+ * to record it, and the space of the tuples removed must reach the free
+ * space map or inserts would extend the table instead of reusing it.
  *
  * Then: amvacuumcleanup of every index, the free space map, truncation of
  * empty pages at the end (only with a conditional AccessExclusiveLock,
@@ -105,6 +117,7 @@ typedef struct BhVacState
 	BlockNumber nonempty_pages; /* 1 + last block with a used line pointer */
 	double		live_tuples;
 	double		recently_dead_tuples;
+	double		missed_dead_tuples; /* DEAD, left on pages not cleanup-locked */
 	double		removed_tuples;
 	double		frozen_tuples;
 	int			num_index_scans;
@@ -120,8 +133,10 @@ _bh_vac_free_space(Page page)
 /*
  * Pass 1 on one block (pinned, cleanup-locked by the caller, who unlocks
  * and unpins it afterwards).  Returns true if the page still has a used
- * line pointer.  Adds the page's LP_DEAD TIDs to dead_items (the caller
- * made room for a page's worth).
+ * line pointer.  If an index pass follows (do_index_cleanup), adds the
+ * page's LP_DEAD TIDs to dead_items (the caller made room for a page's
+ * worth) and sets *has_dead when there are any: pass 2 then records the
+ * page's free space.
  */
 static bool
 _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
@@ -134,6 +149,7 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 	int			ndead = 0;		/* DEAD tuples to remove now */
 	OffsetNumber olddead[MaxHeapTuplesPerPage];
 	int			nolddead = 0;	/* LP_DEAD already */
+	bool		free_old;		/* set those LP_UNUSED now? */
 	xl_heap_freeze_tuple *frz;
 	OffsetNumber frzoffs[MaxHeapTuplesPerPage];
 	int			nfrz = 0;
@@ -205,7 +221,16 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			frzoffs[nfrz++] = off;
 	}
 
-	if (ndead > 0 || nfrz > 0 || nhint > 0)
+	/*
+	 * With no index, nothing points at an LP_DEAD line pointer left by an
+	 * earlier VACUUM without index cleanup (or by one that ran before the
+	 * last index was dropped): no index pass will ever come for it, so it
+	 * is freed here.  Our ShareUpdateExclusiveLock keeps indexes from
+	 * being built meanwhile.
+	 */
+	free_old = vs->nindexes == 0 && nolddead > 0;
+
+	if (ndead > 0 || nfrz > 0 || nhint > 0 || free_old)
 	{
 		BlinkamXLogState *state;
 		Page		copy;
@@ -255,19 +280,27 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			else
 				ItemIdSetDead(lp);
 		}
+		for (int i = 0; free_old && i < nolddead; i++)
+			ItemIdSetUnused(PageGetItemId(copy, olddead[i]));
+
 		/*
 		 * compacts the tuples, cuts trailing unused line pointers and sets
 		 * the page's has-free-line-pointers hint
 		 */
-		if (ndead > 0)
+		if (ndead > 0 || free_old)
 			PageRepairFragmentation(copy);
 		blinkam_xlog_finish(state);
 		vs->frozen_tuples += nfrz;
 	}
 	pfree(frz);
 
-	/* the TIDs indexes must forget before pass 2 */
-	if (vs->nindexes > 0)
+	/*
+	 * The TIDs indexes must forget before pass 2.  Without index cleanup
+	 * the LP_DEAD line pointers stay for a later VACUUM and are not
+	 * collected: no pass 2 would come for them, and the caller records
+	 * the page's free space at once.
+	 */
+	if (vs->do_index_cleanup)
 	{
 		OffsetNumber all[MaxHeapTuplesPerPage];
 		int			nall = 0;
@@ -298,6 +331,110 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff && !used; off = OffsetNumberNext(off))
 		used = ItemIdIsUsed(PageGetItemId(page, off));
 	return used;
+}
+
+/*
+ * Pass 1 on a block whose cleanup lock an aggressive VACUUM could not have
+ * at once: buf is pinned and share-locked.  Someone else's pin may be a
+ * scan's that reads tuples without a lock, so nothing may move and no
+ * record may be written; but the block must still be seen, or relfrozenxid
+ * could not advance.  If no xid or multi on the page precedes FreezeLimit
+ * or MultiXactCutoff (heap_tuple_would_freeze), nothing here must change
+ * for relfrozenxid's sake: the tuples are counted, the page's oldest xid
+ * and multi lower NewRelfrozenXid and NewRelminMxid (they stay unfrozen),
+ * existing LP_DEAD TIDs go to dead_items as in _bh_vac_prune_page (pass 2
+ * needs only an exclusive lock), and DEAD tuples are left for a later
+ * VACUUM (missed_dead_tuples), as are LP_DEAD line pointers of a table
+ * without index.  Returns true then, with *used and *has_dead as
+ * _bh_vac_prune_page sets them; the lock and pin are still held.
+ *
+ * Returns false, having changed nothing in vs, if a tuple must be frozen:
+ * the caller must then wait for the cleanup lock and prune the page.
+ * Waiting only then matters: the pin may belong to a session that will
+ * wait for a heavyweight lock we hold (a cursor's session running LOCK
+ * TABLE), and the deadlock detector does not see buffer pin waits.  This
+ * is heap's lazy_scan_noprune, in an aggressive VACUUM.
+ */
+static bool
+_bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool *used, bool *has_dead)
+{
+	Relation	rel = vs->rel;
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber olddead[MaxHeapTuplesPerPage];
+	int			nolddead = 0;
+	TransactionId NewRelfrozenXid = vs->NewRelfrozenXid;
+	MultiXactId NewRelminMxid = vs->NewRelminMxid;
+	double		live = 0,
+				recently_dead = 0,
+				missed = 0;
+
+	*used = false;
+	*has_dead = false;
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleData tup;
+
+		if (!ItemIdIsUsed(lp))
+			continue;
+		if (ItemIdIsRedirected(lp))
+			_bh_corrupted(rel, blkno, off, "redirect line pointer (blinkheap has no HOT chains)");
+		*used = true;
+		if (ItemIdIsDead(lp))
+		{
+			olddead[nolddead++] = off;
+			continue;
+		}
+		if (!_bh_get_tuple(rel, buf, off, &tup))
+			continue;
+
+		/* the page's oldest xid and multi, from tuples that stay */
+		if (heap_tuple_would_freeze(tup.t_data, vs->FreezeLimit,
+									vs->MultiXactCutoff,
+									&NewRelfrozenXid, &NewRelminMxid))
+			return false;
+
+		switch (_bh_satisfies_vacuum(&tup, vs->OldestXmin))
+		{
+			case HEAPTUPLE_DEAD:
+				/* removing it would move tuples: a later VACUUM will */
+				missed++;
+				break;
+			case HEAPTUPLE_LIVE:
+			case HEAPTUPLE_DELETE_IN_PROGRESS:
+				live++;
+				break;
+			case HEAPTUPLE_RECENTLY_DEAD:
+				recently_dead++;
+				break;
+			case HEAPTUPLE_INSERT_IN_PROGRESS:
+				break;
+		}
+	}
+
+	/* the page can wait for its pruning and hints: keep what it holds */
+	vs->NewRelfrozenXid = NewRelfrozenXid;
+	vs->NewRelminMxid = NewRelminMxid;
+	vs->live_tuples += live;
+	vs->recently_dead_tuples += recently_dead;
+	vs->missed_dead_tuples += missed;
+	if (vs->do_index_cleanup)
+	{
+		VacDeadItems *di = vs->dead_items;
+
+		for (int i = 0; i < nolddead; i++)
+		{
+			Assert(di->num_items < di->max_items);
+			ItemPointerSet(&di->items[di->num_items], blkno, olddead[i]);
+			di->num_items++;
+		}
+		*has_dead = nolddead > 0;
+	}
+	else if (vs->nindexes == 0)
+		vs->missed_dead_tuples += nolddead;
+	return true;
 }
 
 /*
@@ -507,7 +644,9 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 	{
 		Buffer		buf;
 		Page		page;
-		bool		has_dead;
+		bool		cleanup_locked;
+		bool		used = false;
+		bool		has_dead = false;
 
 		vacuum_delay_point();
 
@@ -516,24 +655,43 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 			_bh_vac_flush(&vs);
 
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, bstrategy);
-		if (!ConditionalLockBufferForCleanup(buf))
+		page = BufferGetPage(buf);
+		if (ConditionalLockBufferForCleanup(buf))
+			cleanup_locked = true;
+		else if (!aggressive)
 		{
-			if (!aggressive)
+			/* somebody holds a pin: leave the page for next time */
+			ReleaseBuffer(buf);
+			vs.skipped_pages++;
+			vs.nonempty_pages = blkno + 1;
+			continue;
+		}
+		else
+		{
+			/*
+			 * An aggressive VACUUM must see the page, but waits for the pin
+			 * to go only if something on it must be frozen: see
+			 * _bh_vac_noprune_page.  A zero page needs nothing.
+			 */
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			cleanup_locked = false;
+			if (!PageIsNew(page))
 			{
-				/* somebody holds a pin: leave the page for next time */
-				ReleaseBuffer(buf);
-				vs.skipped_pages++;
-				vs.nonempty_pages = blkno + 1;
-				continue;
+				_bh_check_page(rel, buf);
+				if (!_bh_vac_noprune_page(&vs, buf, &used, &has_dead))
+				{
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					LockBufferForCleanup(buf);
+					cleanup_locked = true;
+				}
 			}
-			LockBufferForCleanup(buf);
 		}
 		/* tests: an insert meets a page locked by something else */
-		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_VACUUM_LOCKED);
+		if (cleanup_locked)
+			blinkam_debug_pause(BLINKAM_PAUSE_HEAP_VACUUM_LOCKED);
 		vs.scanned_pages++;
 		pgstat_progress_update_param(PROGRESS_VACUUM_HEAP_BLKS_SCANNED,
 									 vs.scanned_pages);
-		page = BufferGetPage(buf);
 		if (PageIsNew(page))
 		{
 			/* never initialized: the whole page is free */
@@ -541,8 +699,12 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 			RecordPageWithFreeSpace(rel, blkno, _bh_page_free_space(page));
 			continue;
 		}
-		_bh_check_page(rel, buf);
-		if (_bh_vac_prune_page(&vs, buf, &has_dead))
+		if (cleanup_locked)
+		{
+			_bh_check_page(rel, buf);
+			used = _bh_vac_prune_page(&vs, buf, &has_dead);
+		}
+		if (used)
 			vs.nonempty_pages = blkno + 1;
 		if (!has_dead)
 		{
@@ -596,7 +758,7 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 						&frozenxid_updated, &minmulti_updated, false);
 	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
 						 Max(new_live_tuples, 0),
-						 vs.recently_dead_tuples + vs.dead_items->num_items);
+						 vs.recently_dead_tuples + vs.missed_dead_tuples);
 
 	ereport(elevel,
 			(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages (%u skipped), %d index scans",
