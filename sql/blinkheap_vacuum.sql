@@ -250,6 +250,30 @@ SELECT pg_relation_size('vx') AS vx_size_empty, pg_relation_size('vxh') AS vxh_s
 -- VACUUM VERBOSE and ANALYZE-with-VACUUM run
 VACUUM (VERBOSE off, ANALYZE) vb;
 
+-- Index entries of rows a VACUUM without index cleanup removed, leaving
+-- their line pointers dead: an index scan that meets them marks them,
+-- and the leaf, once full, removes them instead of splitting (as btree
+-- does beside heap).
+CREATE TABLE vd (k int) USING blinkheap WITH (autovacuum_enabled = off);
+CREATE INDEX vd_k ON vd USING blink (k);
+INSERT INTO vd SELECT generate_series(1, 400);
+DELETE FROM vd WHERE k <= 300;
+VACUUM (INDEX_CLEANUP off) vd;
+SELECT vac_counter('entries_marked_dead') AS marked0,
+       vac_counter('entries_deleted') AS deleted0 \gset
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM vd WHERE k <= 300;
+SELECT vac_counter('entries_marked_dead') - :marked0 AS marked;
+INSERT INTO vd SELECT generate_series(401, 700);
+SELECT vac_counter('entries_deleted') - :deleted0 >= 300 AS dead_entries_removed,
+       (SELECT leaf_pages FROM blink_tree_stats('vd_k')) AS leaf_pages;
+SELECT count(*), sum(k) FROM vd WHERE k > 0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT blink_check('vd_k', true), blinkheap_check('vd');
+DROP TABLE vd;
+
 SELECT blinkheap_check('vb'), blinkheap_check('vn'), blinkheap_check('vm'),
        blinkheap_check('vi'), blinkheap_check('vx');
 SELECT blink_check('vb_g', true);

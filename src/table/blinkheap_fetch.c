@@ -124,6 +124,23 @@ blinkheap_index_fetch_end(IndexFetchTableData *sscan)
  * slot gets the tuple under the lock: by pin, or during recovery as a copy
  * (_bh_store_tuple).
  */
+/*
+ * Is line pointer off of the locked page in buf LP_DEAD?  Its row was
+ * removed by a VACUUM that left the line pointer for a later index pass
+ * (INDEX_CLEANUP off); every index entry pointing at it is dead to
+ * everyone, as heap judges such entries.  (An unused line pointer has no
+ * entry pointing at it: VACUUM frees one only after every index lost it.)
+ */
+static bool
+_bh_lp_is_dead(Buffer buf, OffsetNumber off)
+{
+	Page		page = BufferGetPage(buf);
+
+	return !PageIsNew(page) && off >= FirstOffsetNumber &&
+		off <= PageGetMaxOffsetNumber(page) &&
+		ItemIdIsDead(PageGetItemId(page, off));
+}
+
 bool
 blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
 							Snapshot snapshot, TupleTableSlot *slot,
@@ -150,6 +167,10 @@ blinkheap_index_fetch_tuple(IndexFetchTableData *sscan, ItemPointer tid,
 	if (!_bh_get_tuple(rel, scan->xs_cbuf, ItemPointerGetOffsetNumber(tid),
 					   tuple))
 	{
+		/* a dead line pointer: the index may mark its entry */
+		if (all_dead)
+			*all_dead = _bh_lp_is_dead(scan->xs_cbuf,
+									   ItemPointerGetOffsetNumber(tid));
 		LockBuffer(scan->xs_cbuf, BUFFER_LOCK_UNLOCK);
 		return false;
 	}
@@ -318,6 +339,14 @@ blinkheap_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
 				if (dead)
 					HeapTupleHeaderAdvanceLatestRemovedXid(tp.t_data,
 														   &latestRemovedXid);
+			}
+			else
+			{
+				/*
+				 * The row is gone, its line pointer left dead; the VACUUM
+				 * that removed it logged the conflict for standbys already.
+				 */
+				dead = _bh_lp_is_dead(buf, ItemPointerGetOffsetNumber(&d->tid));
 			}
 		}
 		st->knowndeletable = dead;
