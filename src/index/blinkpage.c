@@ -285,11 +285,16 @@ _blink_newpage(Relation rel, bool leaf)
 			return buf;
 	}
 
+	/*
+	 * The new block comes locked (RBM_ZERO_AND_LOCK): between ReadBuffer
+	 * and a separate LockBuffer, the worker's sweep for zero pages could
+	 * find it zero and record it in the free space map, and another split
+	 * take and initialize it before we lock it.
+	 */
 	needLock = !RELATION_IS_LOCAL(rel);
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBuffer(rel, P_NEW);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
 	if (needLock)
 		UnlockRelationForExtension(rel, ExclusiveLock);
 
