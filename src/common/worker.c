@@ -352,16 +352,37 @@ typedef struct BufferedBlock
 	BlockNumber blkno;
 } BufferedBlock;
 
+/* qsort comparator: by relation, then block */
+static int
+buffered_block_cmp(const void *a, const void *b)
+{
+	const BufferedBlock *x = (const BufferedBlock *) a;
+	const BufferedBlock *y = (const BufferedBlock *) b;
+
+	if (x->node.spcNode != y->node.spcNode)
+		return x->node.spcNode < y->node.spcNode ? -1 : 1;
+	if (x->node.relNode != y->node.relNode)
+		return x->node.relNode < y->node.relNode ? -1 : 1;
+	if (x->blkno != y->blkno)
+		return x->blkno < y->blkno ? -1 : 1;
+	return 0;
+}
+
 /*
  * Pass 1: the blocks of this database's relations now in shared buffers
  * (those recovery replayed are among them); repair those of relations of
- * a registered kind.
+ * a registered kind.  The list is sorted by relation and walked a
+ * relation at a time, with one array for the blocks of the current one:
+ * memory and time grow with the number of buffers, not with buffers
+ * times relations (a helper measured a worker growing by 600 MB over
+ * 12,000 small tables when each relation had an array of its own).
  */
 static void
 worker_repair_buffered(void)
 {
 	BufferedBlock *list = MemoryContextAlloc(WorkerContext,
 											 sizeof(BufferedBlock) * NBuffers);
+	BlockNumber *blocks;
 	int			n = 0;
 
 	for (int i = 0; i < NBuffers; i++)
@@ -378,38 +399,33 @@ worker_repair_buffered(void)
 		}
 		UnlockBufHdr(desc, state);
 	}
+	qsort(list, n, sizeof(BufferedBlock), buffered_block_cmp);
+	blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * Max(n, 1));
 
-	/* group by relation: each gets one pass over its blocks */
+	/* one pass over each relation's blocks */
 	StartTransactionCommand();
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n;)
 	{
 		Oid			relid;
-		BlockNumber *blocks;
 		int			nb = 0;
+		int			j;
 
-		if (!OidIsValid(list[i].node.relNode))
-			continue;
+		for (j = i; j < n && RelFileNodeEquals(list[j].node, list[i].node); j++)
+			blocks[nb++] = list[j].blkno;
 		relid = RelidByRelfilenode(list[i].node.spcNode == MyDatabaseTableSpace ?
 								   InvalidOid : list[i].node.spcNode,
 								   list[i].node.relNode);
-		blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * n);
-		for (int j = i; j < n; j++)
-		{
-			if (RelFileNodeEquals(list[j].node, list[i].node))
-			{
-				blocks[nb++] = list[j].blkno;
-				if (j != i)
-					list[j].node.relNode = InvalidOid;	/* done */
-			}
-		}
 		if (OidIsValid(relid) && worker_serves_relid(relid))
 		{
 			CommitTransactionCommand();
 			worker_repair_relation(relid, blocks, nb);
 			StartTransactionCommand();
 		}
+		i = j;
 	}
 	CommitTransactionCommand();
+	pfree(blocks);
+	pfree(list);
 }
 
 /* Pass 2: every relation of a registered kind, block by block. */
