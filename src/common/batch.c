@@ -796,7 +796,8 @@ batch_withdraw_for_error(BlinkBatchSlot *s)
  * read itself (or a cancel at the test pause point) takes the error path.
  */
 static void
-batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp, int *progress)
+batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp,
+			 volatile int *progress)
 {
 	BlockNumber to = s->blkno;
 
@@ -941,7 +942,8 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 int
 blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				   const Size *sizes, int n, uint32 flags, bool announced,
-				   uint32 *results, BlockNumber *where, int *progress)
+				   uint32 *results, BlockNumber *where,
+				   volatile int *progress)
 {
 	BlinkBatchSlot *s;
 	uint32		slotno;

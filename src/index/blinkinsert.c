@@ -124,7 +124,8 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	int			counts[BLINKAM_BATCH_MAX_ITEMS];
 	int			nitems;
 	int			nin;
-	int		   *progress;		/* payloads in, should the wait fail */
+	/* payloads in, should the wait fail (read after a longjmp: volatile) */
+	volatile int progress = 0;
 	BlockNumber where;
 	int			k;
 
@@ -147,14 +148,12 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	}
 	/* (a first tuple too large for a slot makes the wait lock at once) */
 	nitems = Max(blinkam_batch_capacity(sizes, nitems), 1);
-	/* (set by the wait, read after a longjmp: not a local of ours) */
-	progress = palloc0(sizeof(int));
 	PG_TRY();
 	{
 		nin = blinkam_batch_wait(rel, bufp, payloads, sizes, nitems,
 								 (unique ? BLINK_BATCH_UNIQUE : 0) |
 								 (nitems > 1 || counts[0] > 1 ? BLINKAM_BATCH_RUN : 0),
-								 false, NULL, &where, progress);
+								 false, NULL, &where, &progress);
 	}
 	PG_CATCH();
 	{
@@ -164,14 +163,13 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		 * after a savepoint caught this error would add them twice.
 		 */
 		k = 0;
-		for (int i = 0; i < *progress; i++)
+		for (int i = 0; i < progress; i++)
 			k += counts[i];
 		for (int i = 0; landed && i < k; i++)
 			landed[i] = true;
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	pfree(progress);
 	/* from published items back to the run's tuples */
 	n = 0;
 	k = 0;
