@@ -131,6 +131,25 @@ _bh_vac_free_space(Page page)
 }
 
 /*
+ * Add the TIDs (blkno, offs[0..n-1]) of LP_DEAD line pointers, in offset
+ * order, to dead_items for the index pass (the caller made room for a
+ * page's worth).
+ */
+static void
+_bh_vac_remember_dead(BhVacState *vs, BlockNumber blkno,
+					  const OffsetNumber *offs, int n)
+{
+	VacDeadItems *di = vs->dead_items;
+
+	for (int i = 0; i < n; i++)
+	{
+		Assert(di->num_items < di->max_items);
+		ItemPointerSet(&di->items[di->num_items], blkno, offs[i]);
+		di->num_items++;		/* not in the macro: it evaluates it twice */
+	}
+}
+
+/*
  * Pass 1 on one block (pinned, cleanup-locked by the caller, who unlocks
  * and unpins it afterwards).  Returns true if the page still has a used
  * line pointer.  If an index pass follows (do_index_cleanup), adds the
@@ -315,14 +334,7 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 			else
 				all[nall++] = deadoffs[j++];
 		}
-		for (int k = 0; k < nall; k++)
-		{
-			VacDeadItems *di = vs->dead_items;
-
-			Assert(di->num_items < di->max_items);
-			ItemPointerSet(&di->items[di->num_items], blkno, all[k]);
-			di->num_items++;	/* not in the macro: it evaluates it twice */
-		}
+		_bh_vac_remember_dead(vs, blkno, all, nall);
 		*has_dead = nall > 0;
 	}
 
@@ -422,14 +434,7 @@ _bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool *used, bool *has_dead)
 	vs->missed_dead_tuples += missed;
 	if (vs->do_index_cleanup)
 	{
-		VacDeadItems *di = vs->dead_items;
-
-		for (int i = 0; i < nolddead; i++)
-		{
-			Assert(di->num_items < di->max_items);
-			ItemPointerSet(&di->items[di->num_items], blkno, olddead[i]);
-			di->num_items++;
-		}
+		_bh_vac_remember_dead(vs, blkno, olddead, nolddead);
 		*has_dead = nolddead > 0;
 	}
 	else if (vs->nindexes == 0)
