@@ -274,6 +274,27 @@ RESET enable_bitmapscan;
 SELECT blink_check('vd_k', true), blinkheap_check('vd');
 DROP TABLE vd;
 
+-- A page whose line pointer array is full (291 rows of no columns) and
+-- whose VACUUM freed half of them takes new rows again, as heap's does:
+-- VACUUM must not record it as full in the free space map.
+CREATE TABLE vl (a int) USING blinkheap WITH (autovacuum_enabled = off);
+CREATE TABLE vlh (a int) WITH (autovacuum_enabled = off);
+ALTER TABLE vl DROP COLUMN a;
+ALTER TABLE vlh DROP COLUMN a;
+INSERT INTO vl SELECT FROM generate_series(1, 1000);
+INSERT INTO vlh SELECT FROM generate_series(1, 1000);
+DELETE FROM vl WHERE (ctid::text::point)[0] = 0 AND (ctid::text::point)[1]::int % 2 = 0;
+DELETE FROM vlh WHERE (ctid::text::point)[0] = 0 AND (ctid::text::point)[1]::int % 2 = 0;
+VACUUM vl;
+VACUUM vlh;
+INSERT INTO vl SELECT FROM generate_series(1, 100);
+INSERT INTO vlh SELECT FROM generate_series(1, 100);
+SELECT (SELECT count(*) FROM vl WHERE (ctid::text::point)[0] = 0) AS vl_page0_rows,
+       (SELECT count(*) FROM vlh WHERE (ctid::text::point)[0] = 0) AS vlh_page0_rows,
+       (SELECT count(*) FROM vl) AS vl_rows, (SELECT count(*) FROM vlh) AS vlh_rows;
+SELECT blinkheap_check('vl');
+DROP TABLE vl, vlh;
+
 SELECT blinkheap_check('vb'), blinkheap_check('vn'), blinkheap_check('vm'),
        blinkheap_check('vi'), blinkheap_check('vx');
 SELECT blink_check('vb_g', true);

@@ -193,16 +193,19 @@ _bh_store_copy(TupleTableSlot *slot, HeapTuple tuple)
 
 /*
  * Room for one more tuple on the page: free bytes less a line pointer,
- * zero when the line pointer array is full.
+ * zero when the line pointer array is full and none of its line pointers
+ * is unused (PageAddItem reuses an unused one; VACUUM frees them).  Our
+ * pages have heap's layout and limit, so PostgreSQL's own rule for heap
+ * pages is ours.
  */
 Size
 _bh_page_free_space(Page page)
 {
+	StaticAssertStmt(BLINKHEAP_MAX_TUPLES_PER_PAGE == MaxHeapTuplesPerPage,
+					 "blinkheap pages hold as many line pointers as heap's");
 	if (PageIsNew(page))
 		return BLINKHEAP_MAX_TUPLE_SIZE;
-	if (PageGetMaxOffsetNumber(page) >= BLINKHEAP_MAX_TUPLES_PER_PAGE)
-		return 0;
-	return PageGetFreeSpace(page);
+	return PageGetHeapFreeSpace(page);
 }
 
 /*
