@@ -33,15 +33,18 @@
  *     set here are in the record, so a standby has them too (see
  *     blinkheap_visibility.c on hint bits).
  *
- * A block whose cleanup lock is not free at once is skipped by a plain
- * VACUUM, and then relfrozenxid cannot advance.  An aggressive VACUUM
- * (freeze_table_age reached, FREEZE, DISABLE_PAGE_SKIPPING, wraparound)
- * must see every block: it reads such a block under a share lock and, if
- * no xid or multi there precedes FreezeLimit / MultiXactCutoff, counts its
- * tuples, collects its LP_DEAD TIDs, lowers the new relfrozenxid /
- * relminmxid to what stays on it, and leaves pruning and hints for a later
- * VACUUM; only a block that must be frozen is waited for, as in heap's
- * lazy_scan_noprune.  Waiting for every pinned block could deadlock
+ * A block whose cleanup lock is not free at once is read under a share
+ * lock instead, by every VACUUM: its tuples are counted, its LP_DEAD TIDs
+ * collected, the new relfrozenxid / relminmxid lowered to what stays on
+ * it, and pruning and hints left for a later VACUUM -- as heap's
+ * lazy_scan_noprune.  Only an aggressive VACUUM (freeze_table_age
+ * reached, FREEZE, DISABLE_PAGE_SKIPPING, wraparound), which must leave
+ * relfrozenxid past FreezeLimit, waits for the pin, and only for a block
+ * with an xid or multi older than FreezeLimit / MultiXactCutoff; a plain
+ * VACUUM accepts an older relfrozenxid instead.  (Skipping the block, as
+ * a plain VACUUM did, kept relfrozenxid where it was and its LP_DEAD line
+ * pointers and their index entries until the next VACUUM.)  Waiting for
+ * every pinned block could deadlock
  * undetected: a cursor's session that holds the pin and then asks for a
  * lock conflicting with ours (LOCK TABLE) would wait for us while we wait
  * for its pin, and the deadlock detector does not see pin waits.
@@ -113,7 +116,6 @@ typedef struct BhVacState
 	/* counts */
 	BlockNumber rel_pages;
 	BlockNumber scanned_pages;
-	BlockNumber skipped_pages;
 	BlockNumber nonempty_pages; /* 1 + last block with a used line pointer */
 	double		live_tuples;
 	double		recently_dead_tuples;
@@ -346,8 +348,8 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 }
 
 /*
- * Pass 1 on a block whose cleanup lock an aggressive VACUUM could not have
- * at once: buf is pinned and share-locked.  Someone else's pin may be a
+ * Pass 1 on a block whose cleanup lock VACUUM could not have at once: buf
+ * is pinned and share-locked.  Someone else's pin may be a
  * scan's that reads tuples without a lock, so nothing may move and no
  * record may be written; but the block must still be seen, or relfrozenxid
  * could not advance.  If no xid or multi on the page precedes FreezeLimit
@@ -360,15 +362,18 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
  * without index.  Returns true then, with *used and *has_dead as
  * _bh_vac_prune_page sets them; the lock and pin are still held.
  *
- * Returns false, having changed nothing in vs, if a tuple must be frozen:
- * the caller must then wait for the cleanup lock and prune the page.
+ * A plain VACUUM (not aggressive) goes on past a tuple it would freeze:
+ * the tuple's xid lowers NewRelfrozenXid instead.  An aggressive one
+ * returns false, having changed nothing in vs: the caller must then wait
+ * for the cleanup lock and prune (and freeze) the page.
  * Waiting only then matters: the pin may belong to a session that will
  * wait for a heavyweight lock we hold (a cursor's session running LOCK
  * TABLE), and the deadlock detector does not see buffer pin waits.  This
- * is heap's lazy_scan_noprune, in an aggressive VACUUM.
+ * is heap's lazy_scan_noprune.
  */
 static bool
-_bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool *used, bool *has_dead)
+_bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool aggressive,
+					 bool *used, bool *has_dead)
 {
 	Relation	rel = vs->rel;
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -405,7 +410,8 @@ _bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool *used, bool *has_dead)
 		/* the page's oldest xid and multi, from tuples that stay */
 		if (heap_tuple_would_freeze(tup.t_data, vs->FreezeLimit,
 									vs->MultiXactCutoff,
-									&NewRelfrozenXid, &NewRelminMxid))
+									&NewRelfrozenXid, &NewRelminMxid) &&
+			aggressive)
 			return false;
 
 		switch (_bh_satisfies_vacuum(&tup, vs->OldestXmin))
@@ -597,7 +603,6 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 	MultiXactId OldestMxact;
 	int			work_mem_kb;
 	int			max_items;
-	bool		scanned_all;
 	bool		frozenxid_updated,
 				minmulti_updated;
 	double		new_live_tuples;
@@ -663,27 +668,20 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 		page = BufferGetPage(buf);
 		if (ConditionalLockBufferForCleanup(buf))
 			cleanup_locked = true;
-		else if (!aggressive)
-		{
-			/* somebody holds a pin: leave the page for next time */
-			ReleaseBuffer(buf);
-			vs.skipped_pages++;
-			vs.nonempty_pages = blkno + 1;
-			continue;
-		}
 		else
 		{
 			/*
-			 * An aggressive VACUUM must see the page, but waits for the pin
-			 * to go only if something on it must be frozen: see
-			 * _bh_vac_noprune_page.  A zero page needs nothing.
+			 * Somebody holds a pin: see the page under a share lock, and
+			 * wait for the pin only if an aggressive VACUUM must freeze
+			 * something on it: see _bh_vac_noprune_page.  A zero page needs
+			 * nothing.
 			 */
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			cleanup_locked = false;
 			if (!PageIsNew(page))
 			{
 				_bh_check_page(rel, buf);
-				if (!_bh_vac_noprune_page(&vs, buf, &used, &has_dead))
+				if (!_bh_vac_noprune_page(&vs, buf, aggressive, &used, &has_dead))
 				{
 					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 					LockBufferForCleanup(buf);
@@ -727,9 +725,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 	/* index cleanup, and the indexes' own statistics */
 	pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 								 PROGRESS_VACUUM_PHASE_INDEX_CLEANUP);
-	scanned_all = vs.skipped_pages == 0;
-	new_live_tuples = scanned_all ? vs.live_tuples :
-		vac_estimate_reltuples(rel, vs.rel_pages, vs.scanned_pages, vs.live_tuples);
+	/* every block was seen (none is skipped): the counts are exact */
+	new_live_tuples = vs.live_tuples;
 	for (int i = 0; i < vs.nindexes && params->index_cleanup != VACOPTVALUE_DISABLED; i++)
 	{
 		IndexVacuumInfo ivinfo;
@@ -737,7 +734,7 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 		ivinfo.index = vs.indrels[i];
 		ivinfo.analyze_only = false;
 		ivinfo.report_progress = false;
-		ivinfo.estimated_count = !scanned_all;
+		ivinfo.estimated_count = false;
 		ivinfo.message_level = DEBUG2;
 		ivinfo.num_heap_tuples = new_live_tuples;
 		ivinfo.strategy = bstrategy;
@@ -753,23 +750,23 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 		_bh_vac_truncate(&vs);
 
 	/*
-	 * relfrozenxid and relminmxid advance only when every block was
-	 * scanned: a skipped block may hold anything.
+	 * Every block was seen, so relfrozenxid and relminmxid go to the oldest
+	 * xid and multi left unfrozen (vac_update_relstats never moves them
+	 * back).
 	 */
 	vac_update_relstats(rel, vs.rel_pages, new_live_tuples, 0,
 						vs.nindexes > 0,
-						scanned_all ? vs.NewRelfrozenXid : InvalidTransactionId,
-						scanned_all ? vs.NewRelminMxid : InvalidMultiXactId,
+						vs.NewRelfrozenXid, vs.NewRelminMxid,
 						&frozenxid_updated, &minmulti_updated, false);
 	pgstat_report_vacuum(RelationGetRelid(rel), rel->rd_rel->relisshared,
 						 Max(new_live_tuples, 0),
 						 vs.recently_dead_tuples + vs.missed_dead_tuples);
 
 	ereport(elevel,
-			(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages (%u skipped), %d index scans",
+			(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages, %d index scans",
 					RelationGetRelationName(rel), vs.removed_tuples,
 					vs.frozen_tuples, vs.live_tuples, vs.recently_dead_tuples,
-					vs.rel_pages, vs.skipped_pages, vs.num_index_scans),
+					vs.rel_pages, vs.num_index_scans),
 			 errdetail_internal("relfrozenxid %s, relminmxid %s. %s",
 								frozenxid_updated ? "advanced" : "unchanged",
 								minmulti_updated ? "advanced" : "unchanged",
