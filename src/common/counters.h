@@ -43,6 +43,7 @@
 	X(POOL_PAGES_STRANDED, "pool_pages_stranded", "pages of recycled pool slots the return queue had no room for (VACUUM or the start-up sweep finds them)") \
 	X(FREE_PAGES_FOUND, "free_pages_found", "zero pages the workers' start-up sweep recorded in the free space map") \
 	X(WORKER_STARTS, "worker_starts", "per-database blinkam workers started") \
+	X(WORKER_START_FAILURES, "worker_start_failures", "per-database blinkam workers that stopped before attaching (their database refuses connections, or is gone)") \
 	X(BATCHED_INSERTS, "batched_inserts", "tuples (blink entries, blinkheap rows) inserted by another backend, from a wait list") \
 	X(BATCHES, "batches", "WAL records of inserts (blink leaves, blinkheap pages) that also inserted waiters' tuples (a holder's further rounds count one each)") \
 	X(BATCH_SKIPS, "batch_skips", "published tuples handed back to their backend") \

@@ -162,8 +162,19 @@ launcher_dispatch(void)
 
 		if (GetBackgroundWorkerPid(started[i].handle, &pid) == BGWH_STOPPED)
 		{
-			/* if it never attached, let the database be tried again later */
-			blinkam_worker_start_failed(started[i].dbid, true);
+			int			in_a_row;
+			int			backoff_ms;
+
+			/* if it never attached, the database is tried again later */
+			backoff_ms = blinkam_worker_start_failed(started[i].dbid, true,
+													 &in_a_row);
+			if (backoff_ms > 0)
+				ereport(LOG,
+						(errmsg("blinkam workers for database %u stopped before attaching %d times in a row",
+								started[i].dbid, in_a_row),
+						 errdetail("No blinkam worker starts for it in the next %d seconds; its requests are kept.",
+								   backoff_ms / 1000),
+						 errhint("A database that does not allow connections gets no blinkam worker, and its page pools are not refilled until it does.")));
 			pfree(started[i].handle);
 			started[i--] = started[--nstarted];
 		}
@@ -187,7 +198,12 @@ launcher_dispatch(void)
 			nstarted++;
 		}
 		else
-			blinkam_worker_start_failed(dbids[i], false);	/* no slot: later */
+		{
+			int			in_a_row;
+
+			/* no slot: the next pass tries again */
+			(void) blinkam_worker_start_failed(dbids[i], false, &in_a_row);
+		}
 	}
 }
 

@@ -68,7 +68,9 @@
  * the least recently used one is recycled, its pages returned as above.
  *
  * Database requests: the table also holds, per database, whether a repair
- * sweep of its blink indexes is due and which worker (if any) serves it.
+ * sweep of its blink indexes is due, which worker (if any) serves it, and
+ * until when none may start (a command's hold, or a backoff after workers
+ * that could not connect).
  *
  * Lock order: the pools LWLock is taken alone (it may be taken while
  * holding buffer locks; nothing is acquired while it is held).
@@ -120,6 +122,9 @@ typedef struct BlinkDbRequest
 	bool		leave;			/* its worker is asked to exit now */
 	int			failures;		/* workers started in a row that stopped
 								 * before attaching */
+	TimestampTz retry_at;		/* no worker before then: the last
+								 * BLINKAM_MAX_START_FAILURES workers
+								 * stopped before attaching */
 	TimestampTz held_until;		/* no worker before then: a command needs
 								 * the database to itself (see
 								 * blinkam_release_database) */
@@ -298,7 +303,13 @@ refill_pending(Oid dbid)
  * Free the entry r (the pools lock held exclusively) if nothing is asked
  * of its database and no worker serves it or is starting: entries are few
  * (BLINKAM_MAX_DB_REQUESTS), and a database dropped, or merely idle, must
- * not keep one from the others.
+ * not keep one from the others.  An entry whose workers cannot get in
+ * (blinkam_worker_start_failed) keeps its work, and so stays, in backoff.
+ * A refill flag it waits for is never one of a dropped index or database
+ * (the object access hook frees their slots); it can be one of an index's
+ * old relfilenode (TRUNCATE, REINDEX), which costs one failing worker per
+ * backoff until a worker gets in and frees that slot, or until the slot
+ * is recycled.
  */
 static void
 free_idle_entry(BlinkDbRequest *r)
@@ -843,7 +854,7 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 		BlinkDbRequest *r = &Pools->dbs[i];
 
 		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting ||
-			r->held_until > now)
+			r->held_until > now || r->retry_at > now)
 			continue;
 		if (r->repair || r->returns || refill_pending(r->dbid))
 		{
@@ -856,17 +867,53 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 }
 
 /*
- * The launcher could not start a worker for dbid: let it try again.  ran:
- * the worker ran but stopped before attaching -- the database is gone or
- * refuses connections, or the worker failed on its way in.  After
- * BLINKAM_MAX_START_FAILURES such workers in a row the database's requests
- * are given up (a refill asked for later makes a new one).
+ * The launcher saw a worker it started for dbid stop (ran), or could not
+ * start one (no background worker slot free: the next pass tries again).
+ * A worker that stopped while its entry still says starting never
+ * attached (attaching clears the flag): the database refuses connections
+ * (ALLOW_CONNECTIONS false) or is gone, or the worker failed on its way
+ * in.  After BLINKAM_MAX_START_FAILURES such workers in a row, and after
+ * each one that follows until a worker attaches, no worker starts for the
+ * database for BLINKAM_START_BACKOFF_MS.  Its requests (repair, returns,
+ * refills) are kept, so that the work is done once a worker gets in.
+ * Giving them up is no way out: a pool slot's refill flag stays set until
+ * a worker takes it, so the launcher's next pass (it is woken by each
+ * worker's exit) would make the entry again and start another worker, and
+ * so on, hundreds a second, for as long as the database refuses
+ * connections.
+ *
+ * Returns the backoff begun, in milliseconds, or 0; *in_a_row: the
+ * workers that stopped before attaching in a row.  The launcher logs the
+ * backoff (not under the pools lock).
+ *
+ * Backoff and hold (blinkam_release_database) are two times
+ * blinkam_databases_needing_workers checks side by side; neither moves
+ * the other, and the end of a command (blinkam_unhold_database) does not
+ * lift a backoff.  A worker turned away by a hold clears starting itself
+ * (blinkam_worker_attach), so it is not counted here: a command that
+ * needs the database to itself never makes its database back off.  A
+ * worker the launcher had started before the hold waits in its
+ * connection for the command's lock on the database; after RENAME, SET
+ * TABLESPACE or CREATE DATABASE it gets in and attaches, or is turned
+ * away as above if it gets in while the hold lasts (SET TABLESPACE lets
+ * its lock go before the command ends).  After DROP DATABASE it fails --
+ * but the drop has freed the entry with its requests, failures and
+ * backoff (no worker was attached), so this finds none, and nothing is
+ * owed to a database that no longer exists.  A DROP DATABASE that fails
+ * after its object access hook (another session connected) has freed
+ * them all the same; a later request makes a new entry, which lets up to
+ * BLINKAM_MAX_START_FAILURES workers try before it backs off again.
  */
 #define BLINKAM_MAX_START_FAILURES	3
+#define BLINKAM_START_BACKOFF_MS	10000
 
-void
-blinkam_worker_start_failed(Oid dbid, bool ran)
+int
+blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row)
 {
+	int			backoff_ms = 0;
+	bool		failed = false;
+
+	*in_a_row = 0;
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
 		BlinkDbRequest *r = db_request(dbid, false);
@@ -874,19 +921,23 @@ blinkam_worker_start_failed(Oid dbid, bool ran)
 		if (r)
 		{
 			/* still starting: it never attached (attach clears the flag) */
-			bool		never_attached = r->starting;
-
+			failed = ran && r->starting;
 			r->starting = false;
-			if (ran && never_attached &&
-				++r->failures >= BLINKAM_MAX_START_FAILURES)
+			if (failed && ++r->failures >= BLINKAM_MAX_START_FAILURES)
 			{
-				r->failures = 0;
-				r->repair = r->returns = false;
-				free_idle_entry(r);
+				r->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+														  BLINKAM_START_BACKOFF_MS);
+				backoff_ms = BLINKAM_START_BACKOFF_MS;
 			}
+			*in_a_row = r->failures;
+			/* nothing pending (the work went meanwhile): the entry goes */
+			free_idle_entry(r);
 		}
 	}
 	LWLockRelease(Pools->lock);
+	if (failed)
+		blinkam_count(BLINKAM_COUNTER_WORKER_START_FAILURES, 1);
+	return backoff_ms;
 }
 
 /*
@@ -919,6 +970,7 @@ blinkam_worker_attach(bool *repair)
 			r->starting = false;
 			r->leave = false;
 			r->failures = 0;
+			r->retry_at = 0;
 			*repair = r->repair;
 			r->repair = false;
 			attached_entry = r;

@@ -40,7 +40,7 @@ extern int	blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
 /* database requests: the launcher and the workers */
 extern bool blinkam_request_repair(Oid dbid);
 extern int	blinkam_databases_needing_workers(Oid *dbids, int max);
-extern void blinkam_worker_start_failed(Oid dbid, bool ran);
+extern int	blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row);
 extern bool blinkam_worker_attach(bool *repair);
 extern bool blinkam_worker_take_repair(void);
 extern bool blinkam_worker_should_leave(void);
