@@ -248,7 +248,7 @@ blinkam_define_gucs(void)
 	DefineCustomIntVariable("blinkam.repair_delay",
 							"Pause of the repair sweep after every 256 index pages.",
 							"0 sweeps without pausing.",
-							&blinkam_repair_delay, 10, 0, 10000,
+							&blinkam_repair_delay, 10, 0, 3600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("blinkam.debug_stop_at",

@@ -263,6 +263,24 @@ worker_return_some(void)
 }
 
 /*
+ * Say what the worker is doing, as its query in pg_stat_activity: which
+ * relation a repair is at, and where a sweep pauses (an administrator
+ * sees how far a sweep got; tests wait for a pause).
+ */
+static void
+pg_attribute_printf(1, 2)
+worker_report(const char *fmt,...)
+{
+	char		activity[128];
+	va_list		args;
+
+	va_start(args, fmt);
+	vsnprintf(activity, sizeof(activity), fmt, args);
+	va_end(args);
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+/*
  * Repair the pages of one relation, all of its blocks or the given.  A
  * sweep of all its blocks also records every zero page in the free space
  * map: pages that sat in a page pool when the server stopped (pool.c) are
@@ -282,6 +300,13 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 	{
 		BlockNumber n = blocks ? (BlockNumber) nblocks : RelationGetNumberOfBlocks(rel);
 		int			found = 0;
+
+		if (blocks)
+			worker_report("blinkam worker: repairing buffered pages of relation %u",
+						  relid);
+		else
+			worker_report("blinkam worker: sweeping relation %u from block %u",
+						  relid, kind->first_block);
 
 		for (BlockNumber i = blocks ? 0 : kind->first_block; i < n; i++)
 		{
@@ -304,9 +329,15 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 			}
 			if (i % REPAIR_BATCH == REPAIR_BATCH - 1 && blinkam_repair_delay > 0)
 			{
+				if (blocks == NULL)
+					worker_report("blinkam worker: sweep of relation %u paused before block %u",
+								  relid, blkno + 1);
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 								 blinkam_repair_delay, PG_WAIT_EXTENSION);
 				ResetLatch(MyLatch);
+				if (blocks == NULL)
+					worker_report("blinkam worker: sweeping relation %u from block %u",
+								  relid, blkno + 1);
 			}
 		}
 		if (found > 0)
@@ -506,7 +537,7 @@ blinkam_worker_main(Datum main_arg)
 	}
 	CommitTransactionCommand();
 	blinkam_count(BLINKAM_COUNTER_WORKER_STARTS, 1);
-	pgstat_report_activity(STATE_RUNNING, "blinkam worker");
+	pgstat_report_activity(STATE_RUNNING, BLINKAM_WORKER_TYPE);
 
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "blinkam worker",
 										  ALLOCSET_DEFAULT_SIZES);
@@ -532,6 +563,7 @@ blinkam_worker_main(Datum main_arg)
 			repair = false;
 			worker_repair_buffered();
 			worker_repair_sweep();
+			pgstat_report_activity(STATE_RUNNING, BLINKAM_WORKER_TYPE);
 			worked = true;
 		}
 		/*
