@@ -246,7 +246,7 @@ blinkam_define_gucs(void)
 							&blinkam_worker_idle_timeout, 10000, 100, 3600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.repair_delay",
-							"Pause of the repair sweep after every 256 index pages.",
+							"Pause of the repair sweep between slices of 256 pages (no lock held).",
 							"0 sweeps without pausing.",
 							&blinkam_repair_delay, 10, 0, 3600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);

@@ -27,13 +27,22 @@
  * this worker -- writers do that work when they need to -- but the
  * worker does it soon after a restart, so that no user action is needed:
  *
- *   1. pages of this database's relations of a registered kind that are
- *      in shared buffers (recovery has just replayed into them) are
- *      looked at first;
- *   2. then every page of every such relation of the database is swept,
- *      with a pause every REPAIR_BATCH pages (blinkam.repair_delay);
+ *   1. pages of this database's relations of a registered kind that
+ *      asks for the sweep (blink indexes; blinkheap tables are not swept,
+ *      their VACUUM records their zero pages) that are in shared buffers
+ *      (recovery has just replayed into them) are looked at first;
+ *   2. then every page of every such relation of the database is swept;
  *      the sweep also records every zero page in the free space map, so
  *      that the pages pools held when the server stopped are used again.
+ *
+ * Both go through a relation in slices of REPAIR_BATCH pages, each in a
+ * transaction of its own that holds the relation's RowExclusiveLock only
+ * while it reads the slice, with a pause between slices
+ * (blinkam.repair_delay) that holds no lock: a command that needs the
+ * relation to itself (TRUNCATE, DROP, REINDEX, ALTER) waits for one slice
+ * at most, not for the sweep, and so do the writers queued behind it.
+ * What happens to a relation between two slices is discussed at
+ * worker_repair_relation.
  *
  * src/common/worker.c
  *
@@ -280,43 +289,105 @@ worker_report(const char *fmt,...)
 	pgstat_report_activity(STATE_RUNNING, activity);
 }
 
+/* Take a reload asked for by SIGHUP (between jobs, and between slices). */
+static void
+worker_reload_config(void)
+{
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
 /*
- * Repair the pages of one relation, all of its blocks or the given.  A
- * sweep of all its blocks also records every zero page in the free space
- * map: pages that sat in a page pool when the server stopped (pool.c) are
- * found this way.
+ * Repair the pages of one relation: all of its blocks (blocks NULL), or
+ * the nblocks given in blocks (ascending).  A sweep of all its blocks also
+ * records every zero page in the free space map: pages that sat in a page
+ * pool when the server stopped (pool.c) are found this way.
+ *
+ * The work goes in slices of REPAIR_BATCH positions (blocks of the
+ * relation, or entries of blocks), each in a transaction of its own that
+ * opens the relation (RowExclusiveLock) and closes it again;
+ * blinkam.repair_delay is waited out between slices holding no lock and
+ * no transaction.  Holding the lock for the whole sweep of a large index
+ * would make TRUNCATE, DROP, REINDEX or ALTER of it wait for the sweep,
+ * and every insert into its table queue behind that command meanwhile.
+ * A command that asks for a stronger lock now waits for one slice at
+ * most: the worker's next request for the lock queues behind it.  The
+ * zero pages a slice recorded are made findable before its lock goes,
+ * so that a sweep cut short later (the worker asked to leave, the
+ * relation dropped) loses none of them.
+ *
+ * Each slice opens the relation afresh, with whatever file it has then.
+ * Between two slices it may have been dropped (the sweep ends), or given a
+ * new relfilenode: by TRUNCATE, REINDEX or a rewrite (VACUUM FULL,
+ * CLUSTER, ALTER TABLE; blinkheap's relation_set_new_filenode and
+ * relation_copy_for_cluster alike), which build a new file that cannot
+ * hold a split left incomplete by the crash, and whose old file took its
+ * zero pages with it (a pool slot keyed by the old relfilenode is freed by
+ * its next take or refill); or by ALTER ... SET TABLESPACE, which copies
+ * the file block by block, incomplete splits and zero pages included
+ * (index_copy_data, blinkheap_relation_copy_data).  So the sweep does not
+ * end at a new relfilenode: it goes on from the same position in the new
+ * file, which is right for a copy and for a new build costs no more than
+ * the old file would have.  It stops where the file ends (a TRUNCATE's new
+ * file: at once), and never goes beyond the size the relation had at its
+ * first slice: pages added since the sweep began cannot hold what a crash
+ * left, and a relation growing faster than the sweep would never be done.
  */
 static void
 worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 {
-	Relation	rel;
-	const BlinkamRelationKind *kind;
+	BlockNumber end = InvalidBlockNumber;	/* set by the first slice */
+	BlockNumber next = 0;		/* the position the next slice starts at */
 
-	if (blinkam_worker_should_leave())
-		return;					/* asked to exit: the sweep ends here */
-	StartTransactionCommand();
-	rel = worker_open_relation(relid, InvalidOid, &kind);
-	if (rel != NULL)
+	for (;;)
 	{
-		BlockNumber n = blocks ? (BlockNumber) nblocks : RelationGetNumberOfBlocks(rel);
+		Relation	rel;
+		const BlinkamRelationKind *kind;
+		BlockNumber nrel;
+		BlockNumber stop;
 		int			found = 0;
 
+		if (blinkam_worker_should_leave())
+			return;				/* asked to exit: the sweep ends here */
+		StartTransactionCommand();
+		rel = worker_open_relation(relid, InvalidOid, &kind);
+		if (rel == NULL)
+		{
+			CommitTransactionCommand();
+			return;
+		}
+		nrel = RelationGetNumberOfBlocks(rel);
+		if (end == InvalidBlockNumber)
+		{
+			end = blocks ? (BlockNumber) nblocks : nrel;
+			next = blocks ? 0 : kind->first_block;
+		}
+		stop = Min(end, (next / REPAIR_BATCH + 1) * REPAIR_BATCH);
 		if (blocks)
 			worker_report("blinkam worker: repairing buffered pages of relation %u",
 						  relid);
 		else
 			worker_report("blinkam worker: sweeping relation %u from block %u",
-						  relid, kind->first_block);
+						  relid, next);
 
-		for (BlockNumber i = blocks ? 0 : kind->first_block; i < n; i++)
+		/* positions before next are done; found counts this slice's */
+		for (; next < stop; next++)
 		{
-			BlockNumber blkno = blocks ? blocks[i] : i;
+			BlockNumber blkno = blocks ? blocks[next] : next;
 			bool		isnew;
 
 			CHECK_FOR_INTERRUPTS();
 			if (blinkam_worker_should_leave())
 				break;			/* the main loop exits */
-			if (blkno < kind->first_block || blkno >= RelationGetNumberOfBlocks(rel))
+			if (blkno >= nrel)
+			{
+				next = end;		/* so are all that follow: done */
+				break;
+			}
+			if (blkno < kind->first_block)
 				continue;
 			if (kind->repair_page)
 				kind->repair_page(rel, blkno, &isnew);
@@ -327,18 +398,6 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 				kind->record_free_page(rel, blkno);
 				found++;
 			}
-			if (i % REPAIR_BATCH == REPAIR_BATCH - 1 && blinkam_repair_delay > 0)
-			{
-				if (blocks == NULL)
-					worker_report("blinkam worker: sweep of relation %u paused before block %u",
-								  relid, blkno + 1);
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-								 blinkam_repair_delay, PG_WAIT_EXTENSION);
-				ResetLatch(MyLatch);
-				if (blocks == NULL)
-					worker_report("blinkam worker: sweeping relation %u from block %u",
-								  relid, blkno + 1);
-			}
 		}
 		if (found > 0)
 		{
@@ -346,8 +405,27 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 			blinkam_count(BLINKAM_COUNTER_FREE_PAGES_FOUND, found);
 		}
 		relation_close(rel, RowExclusiveLock);
+		CommitTransactionCommand();
+
+		if (next >= end || blinkam_worker_should_leave())
+			return;
+
+		/* the pause: no transaction, no lock */
+		if (blinkam_repair_delay > 0)
+		{
+			if (blocks)
+				worker_report("blinkam worker: repair of buffered pages of relation %u paused",
+							  relid);
+			else
+				worker_report("blinkam worker: sweep of relation %u paused before block %u",
+							  relid, next);
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 blinkam_repair_delay, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+		CHECK_FOR_INTERRUPTS();
+		worker_reload_config();
 	}
-	CommitTransactionCommand();
 }
 
 /* Is a relation with this pg_class row of a kind the start-up sweep reads? */
@@ -552,11 +630,7 @@ blinkam_worker_main(Datum main_arg)
 		/* a command needs the database to itself (DROP DATABASE, ...) */
 		if (blinkam_worker_should_leave())
 			break;
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
+		worker_reload_config();
 
 		if (repair || blinkam_worker_take_repair())
 		{
