@@ -109,7 +109,8 @@ extern int	blinkam_batch_capacity(const Size *sizes, int n);
 extern int	blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 							   const Size *sizes, int n, uint32 flags,
 							   bool announced, uint32 *results,
-							   BlockNumber *where, volatile int *progress);
+							   volatile BlockNumber *where,
+							   volatile int *progress);
 
 /*
  * a holder: collect (record being built), write (the record, and finish),
