@@ -8,8 +8,11 @@
  * and every job blinkam's workers will do writes WAL).  It connects to no
  * database; its role is to start per-database dynamic workers when a
  * backend asks for one, because a background worker can only open the
- * relations of the database it is connected to.  Until a request path
- * exists it sleeps on its latch.
+ * relations of the database it is connected to.  At every start it asks
+ * for a repair sweep in every database, and forgets the workers a launcher
+ * before it started (it cannot watch them); then it sleeps on its latch,
+ * and starts workers for the databases with work and none (pool.c keeps
+ * the requests).
  *
  * Signals: SIGHUP re-reads the configuration; SIGTERM (shutdown, or
  * pg_terminate_backend) makes it exit with status 1, so that the
@@ -68,10 +71,16 @@ describe_worker(BackgroundWorker *worker, const char *function, const char *type
 	worker->bgw_notify_pid = notify_pid;
 }
 
-/* Workers this launcher started and has not seen attach yet. */
+/*
+ * Workers this launcher started and has not seen stop yet, with the
+ * tickets their database entries hold while they start (pool.c, "Worker
+ * starts").  The list dies with the launcher: the next one clears every
+ * ticket when it starts.
+ */
 typedef struct StartedWorker
 {
 	Oid			dbid;
+	uint32		ticket;
 	BackgroundWorkerHandle *handle;
 } StartedWorker;
 
@@ -153,6 +162,7 @@ static void
 launcher_dispatch(void)
 {
 	Oid			dbids[BLINKAM_MAX_STARTING];
+	uint32		tickets[BLINKAM_MAX_STARTING];
 	int			n;
 
 	/* Forget workers that have stopped (attached and done, or failed). */
@@ -166,7 +176,8 @@ launcher_dispatch(void)
 			int			backoff_ms;
 
 			/* if it never attached, the database is tried again later */
-			backoff_ms = blinkam_worker_start_failed(started[i].dbid, true,
+			backoff_ms = blinkam_worker_start_failed(started[i].dbid,
+													 started[i].ticket, true,
 													 &in_a_row);
 			if (backoff_ms > 0)
 				ereport(LOG,
@@ -180,7 +191,8 @@ launcher_dispatch(void)
 		}
 	}
 
-	n = blinkam_databases_needing_workers(dbids, BLINKAM_MAX_STARTING - nstarted);
+	n = blinkam_databases_needing_workers(dbids, tickets,
+										  BLINKAM_MAX_STARTING - nstarted);
 	for (int i = 0; i < n; i++)
 	{
 		BackgroundWorker worker;
@@ -190,10 +202,13 @@ launcher_dispatch(void)
 						BGW_NEVER_RESTART, ObjectIdGetDatum(dbids[i]), MyProcPid);
 		snprintf(worker.bgw_name, BGW_MAXLEN, "blinkam worker for database %u",
 				 dbids[i]);
+		StaticAssertStmt(sizeof(uint32) <= BGW_EXTRALEN, "no room for the ticket");
+		memcpy(worker.bgw_extra, &tickets[i], sizeof(uint32));
 
 		if (RegisterDynamicBackgroundWorker(&worker, &handle))
 		{
 			started[nstarted].dbid = dbids[i];
+			started[nstarted].ticket = tickets[i];
 			started[nstarted].handle = handle;
 			nstarted++;
 		}
@@ -202,7 +217,8 @@ launcher_dispatch(void)
 			int			in_a_row;
 
 			/* no slot: the next pass tries again */
-			(void) blinkam_worker_start_failed(dbids[i], false, &in_a_row);
+			(void) blinkam_worker_start_failed(dbids[i], tickets[i], false,
+											   &in_a_row);
 		}
 	}
 }
@@ -258,6 +274,12 @@ blinkam_launcher_main(Datum main_arg)
 	before_shmem_exit(blinkam_launcher_detach, (Datum) 0);
 
 	ereport(LOG, (errmsg("blinkam launcher started")));
+
+	/*
+	 * After a launcher that exited (pg_terminate_backend, an ERROR), no
+	 * entry waits for a worker this one does not know of.
+	 */
+	blinkam_forget_worker_starts();
 	launcher_request_repairs();
 
 	for (;;)

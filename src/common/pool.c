@@ -116,7 +116,9 @@ typedef struct BlinkDbRequest
 	bool		repair;			/* a repair sweep is due */
 	bool		returns;		/* pages of recycled pool slots wait in the
 								 * return queue */
-	bool		starting;		/* the launcher has started a worker */
+	uint32		starting;		/* the ticket of the worker the launcher
+								 * started and has not yet seen attach or
+								 * stop, or 0 (see "Worker starts") */
 	pid_t		worker_pid;		/* the worker serving it, or 0 */
 	Latch	   *worker_latch;
 	bool		leave;			/* its worker is asked to exit now */
@@ -163,6 +165,7 @@ typedef struct BlinkPoolShared
 	int			nreturns;		/* entries of the return queue */
 	int			nqueued;		/* of them, those in use (dbid set) */
 	uint64		tick;
+	uint32		last_ticket;	/* the last worker start's ticket */
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
 	/* then BlockNumber blocks[nslots][2][capacity] */
@@ -314,7 +317,7 @@ refill_pending(Oid dbid)
 static void
 free_idle_entry(BlinkDbRequest *r)
 {
-	if (r->worker_pid == 0 && !r->starting && !r->repair && !r->returns &&
+	if (r->worker_pid == 0 && r->starting == 0 && !r->repair && !r->returns &&
 		!refill_pending(r->dbid))
 		r->dbid = InvalidOid;
 }
@@ -831,11 +834,67 @@ blinkam_request_repair(Oid dbid)
 }
 
 /*
+ * Worker starts.  An entry's starting is the ticket of the one worker the
+ * launcher started for the database and has not yet seen attach or stop;
+ * while it is set, no other worker is started for the database.  The
+ * ticket goes to the worker (in bgw_extra) and stays with the launcher
+ * (its list of started workers), so that each clears only what is its
+ * own:
+ *   - a worker that attaches clears it, whoever's it is: the database is
+ *     served, and another worker started for it will be refused;
+ *   - a worker turned away by a hold clears its own;
+ *   - the launcher, seeing a worker it started stop, clears that worker's
+ *     ticket if the entry still holds it, and only then counts a start
+ *     failure: the worker neither attached nor was turned away, and no
+ *     other worker attached after it was started;
+ *   - a launcher that starts clears them all
+ *     (blinkam_forget_worker_starts).
+ * A worker refused because another one is attached clears nothing: the
+ * attached one did, and the launcher then finds another ticket or none
+ * when it sees the refused one stop, and counts nothing.  So an entry
+ * with an attached worker holds no ticket.
+ *
+ * Until 2026-11-27 starting was a flag.  A launcher that exited while a
+ * worker it started was still connecting (pg_terminate_backend, an ERROR)
+ * never saw that worker stop; if the worker then failed before attaching,
+ * nothing cleared the flag, and no worker started for the database again
+ * until the server restarted (t/030_launcher_restart.pl).  And the
+ * launcher could not tell its worker's flag from a later one's: an
+ * attached worker that left with work pending, followed by a new start
+ * before the launcher saw the first one stop, counted as a start failure
+ * and cleared the new worker's flag, letting a third one start beside it.
+ */
+
+/*
+ * A launcher starts: it knows of no worker it started, so none stays
+ * marked as starting.  A worker the launcher before it started that is
+ * still connecting either attaches (a worker the new launcher starts
+ * meanwhile is then refused) or fails (the new launcher starts another);
+ * either way nobody counts it.
+ */
+void
+blinkam_forget_worker_starts(void)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS; i++)
+	{
+		BlinkDbRequest *r = &Pools->dbs[i];
+
+		if (r->dbid == InvalidOid)
+			continue;
+		r->starting = 0;
+		free_idle_entry(r);
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/*
  * For the launcher: the databases that have work and no worker.  Fills
- * dbids (at most max) and returns how many.
+ * dbids and the tickets of the workers to start for them (at most max)
+ * and returns how many.
  */
 int
-blinkam_databases_needing_workers(Oid *dbids, int max)
+blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 {
 	int			n = 0;
 	TimestampTz now = GetCurrentTimestamp();
@@ -853,13 +912,17 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 	{
 		BlinkDbRequest *r = &Pools->dbs[i];
 
-		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting ||
+		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting != 0 ||
 			r->held_until > now || r->retry_at > now)
 			continue;
 		if (r->repair || r->returns || refill_pending(r->dbid))
 		{
-			r->starting = true;
-			dbids[n++] = r->dbid;
+			if (++Pools->last_ticket == 0)
+				Pools->last_ticket = 1; /* 0 is no ticket */
+			r->starting = Pools->last_ticket;
+			dbids[n] = r->dbid;
+			tickets[n] = r->starting;
+			n++;
 		}
 	}
 	LWLockRelease(Pools->lock);
@@ -867,13 +930,18 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 }
 
 /*
- * The launcher saw a worker it started for dbid stop (ran), or could not
- * start one (no background worker slot free: the next pass tries again).
- * A worker that stopped while its entry still says starting never
- * attached (attaching clears the flag): the database refuses connections
+ * The launcher saw the worker it started for dbid with ticket stop (ran),
+ * or could not start it (no background worker slot free: the next pass
+ * tries again).  A worker that stopped while its entry still holds its
+ * ticket never attached, and no other worker attached after it was
+ * started (attaching clears the ticket): the database refuses connections
  * (ALLOW_CONNECTIONS false) or is gone, or the worker failed on its way
- * in.  After BLINKAM_MAX_START_FAILURES such workers in a row, and after
- * each one that follows until a worker attaches, no worker starts for the
+ * in.  A worker that attached, or was refused for another one attached,
+ * or turned away by a hold, left another ticket or none, and is not
+ * counted (see "Worker starts" above).
+ *
+ * After BLINKAM_MAX_START_FAILURES such workers in a row, and after each
+ * one that follows until a worker attaches, no worker starts for the
  * database for BLINKAM_START_BACKOFF_MS.  Its requests (repair, returns,
  * refills) are kept, so that the work is done once a worker gets in.
  * Giving them up is no way out: a pool slot's refill flag stays set until
@@ -889,7 +957,7 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
  * Backoff and hold (blinkam_release_database) are two times
  * blinkam_databases_needing_workers checks side by side; neither moves
  * the other, and the end of a command (blinkam_unhold_database) does not
- * lift a backoff.  A worker turned away by a hold clears starting itself
+ * lift a backoff.  A worker turned away by a hold clears its ticket itself
  * (blinkam_worker_attach), so it is not counted here: a command that
  * needs the database to itself never makes its database back off.  A
  * worker the launcher had started before the hold waits in its
@@ -908,7 +976,7 @@ blinkam_databases_needing_workers(Oid *dbids, int max)
 #define BLINKAM_START_BACKOFF_MS	10000
 
 int
-blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row)
+blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran, int *in_a_row)
 {
 	int			backoff_ms = 0;
 	bool		failed = false;
@@ -918,11 +986,11 @@ blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row)
 	{
 		BlinkDbRequest *r = db_request(dbid, false);
 
-		if (r)
+		if (r && r->starting == ticket)
 		{
-			/* still starting: it never attached (attach clears the flag) */
-			failed = ran && r->starting;
-			r->starting = false;
+			/* still its ticket: it never attached, nor did another */
+			failed = ran;
+			r->starting = 0;
 			if (failed && ++r->failures >= BLINKAM_MAX_START_FAILURES)
 			{
 				r->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
@@ -941,12 +1009,13 @@ blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row)
 }
 
 /*
- * A worker attaches to its database's entry.  Returns false if another
- * worker already serves the database.  *repair is set and cleared if a
- * repair sweep was requested.
+ * A worker, started with ticket, attaches to its database's entry.
+ * Returns false if another worker already serves the database, or a
+ * command holds it.  *repair is set and cleared if a repair sweep was
+ * requested.
  */
 bool
-blinkam_worker_attach(bool *repair)
+blinkam_worker_attach(uint32 ticket, bool *repair)
 {
 	bool		ok = true;
 	TimestampTz now = GetCurrentTimestamp();
@@ -956,18 +1025,23 @@ blinkam_worker_attach(bool *repair)
 		BlinkDbRequest *r = db_request(MyDatabaseId, true);
 
 		if (r == NULL || (r->worker_pid != 0 && r->worker_pid != MyProcPid))
+		{
+			/* a duplicate: the attached worker cleared every ticket */
+			Assert(r == NULL || r->starting == 0);
 			ok = false;
+		}
 		else if (r->held_until > now)
 		{
 			/* started before the hold: let the command have the database */
-			r->starting = false;
+			if (r->starting == ticket)
+				r->starting = 0;
 			ok = false;
 		}
 		else
 		{
 			r->worker_pid = MyProcPid;
 			r->worker_latch = MyLatch;
-			r->starting = false;
+			r->starting = 0;	/* whoever's: another one would be refused */
 			r->leave = false;
 			r->failures = 0;
 			r->retry_at = 0;
@@ -1023,9 +1097,10 @@ blinkam_worker_detach(void)
 
 		if (r && r->worker_pid == MyProcPid)
 		{
+			/* no worker starts while one is attached */
+			Assert(r->starting == 0);
 			r->worker_pid = 0;
 			r->worker_latch = NULL;
-			r->starting = false;
 			r->leave = false;
 			free_idle_entry(r);
 		}

@@ -39,9 +39,12 @@ extern int	blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf,
 
 /* database requests: the launcher and the workers */
 extern bool blinkam_request_repair(Oid dbid);
-extern int	blinkam_databases_needing_workers(Oid *dbids, int max);
-extern int	blinkam_worker_start_failed(Oid dbid, bool ran, int *in_a_row);
-extern bool blinkam_worker_attach(bool *repair);
+extern void blinkam_forget_worker_starts(void);
+extern int	blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets,
+											  int max);
+extern int	blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran,
+										int *in_a_row);
+extern bool blinkam_worker_attach(uint32 ticket, bool *repair);
 extern bool blinkam_worker_take_repair(void);
 extern bool blinkam_worker_should_leave(void);
 extern void blinkam_worker_detach(void);

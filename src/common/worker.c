@@ -594,6 +594,7 @@ void
 blinkam_worker_main(Datum main_arg)
 {
 	Oid			dbid = DatumGetObjectId(main_arg);
+	uint32		ticket;
 	bool		repair = false;
 	TimestampTz last_work;
 
@@ -602,8 +603,11 @@ blinkam_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dbid, InvalidOid, 0);
 
-	if (!blinkam_worker_attach(&repair))
-		proc_exit(0);			/* another worker serves this database */
+	/* the launcher's mark for this start (launcher_dispatch) */
+	memcpy(&ticket, MyBgworkerEntry->bgw_extra, sizeof(uint32));
+	if (!blinkam_worker_attach(ticket, &repair))
+		proc_exit(0);			/* another worker serves this database, or a
+								 * command holds it */
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
 
 	/* A database without blinkam has nothing for us. */
