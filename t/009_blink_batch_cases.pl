@@ -14,10 +14,8 @@
 #   6-10. runs (a statement buffer's flush publishes all its tuples for
 #      the leaf): taken whole; cut by the high key of a leaf that split
 #      after the run was published (7b: and the rest published again for
-#      the busy right sibling; 7c-7f: forwarded to it whole, its owner
-#      cancelled while it follows, also after part of it went in, in
-#      SERIALIZABLE transactions too); cut where the leaf is full;
-#      withdrawn by a cancelled waiter; handed back by a holder that fails;
+#      the busy right sibling); cut where the leaf is full; withdrawn
+#      by a cancelled waiter; handed back by a holder that fails;
 #   11. a holder with further rounds (blinkam.batch_rounds) takes what
 #      was published while it wrote its record in another record; one
 #      that fails there hands that round back;
@@ -648,78 +646,6 @@ is(leaf_items('r7d_k', q{count(*)}, q{i.key IN ('(5011)', '(5013)')}), '0',
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7d'), '602', '7d: rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7d_k', true)"), '', '7d: blink_check');
 
-# The dance of 7e and 7f, on a table $t (k bigint) holding 10, 20, ...,
-# 3000 with a blink index ${t}_k that is one leaf L: y splits L and stops
-# before the downlink (split_parent); R, the new right half, is filled
-# until it has room for two more entries; $between runs (given R's
-# block); v holds R for its 5014 (batch_before_claim); z holds L for its
-# 7 (batch_before_claim, then batch_forwarded) while w, running $w_sql (a
-# flush of 5011 and 5013 in a plpgsql block that catches the cancel),
-# publishes its run there; z forwards the run to R and, let go, wakes w to
-# follow it; w, holding no pin, is held (batch_follow) while v takes 5011
-# and defers 5013; then w is cancelled there.  $pkeys: the pause keys of
-# y, of z at batch_forwarded, of v, of w, and of z at batch_before_claim.
-# $l tags the sessions' queries and the tests.  Returns w, y, z and v, all
-# ended.
-sub follow_cancelled_after_part
-{
-	my ($l, $t, $pkeys, $between, $w_sql) = @_;
-	my ($ykey, $fkey, $vkey, $wkey, $zkey) = @$pkeys;
-	my @keys = map { hold_key($_) } $ykey, $fkey, $vkey, $wkey;
-	my $y = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = $ykey; "
-		  . "INSERT INTO $t SELECT 10 * g + 2 FROM generate_series(1, 300) g /* y$l */");
-	paused("/* y$l */");
-	my $rblk = $node->safe_psql('postgres', "SELECT right_link FROM blink_page_stats('${t}_k', 1)");
-	my $hk = $node->safe_psql('postgres',
-		"SELECT key FROM blink_page_items('${t}_k', 1) WHERE is_highkey");
-	$hk =~ s/[()]//g;
-	ok($hk ne '' && $hk > 7 && $hk < 5011 && $rblk > 1,
-		"$l: L split into L (high key $hk) and R (block $rblk), no downlink yet");
-	# an entry takes 20 bytes (16 and its line pointer) and fits while the
-	# free size is at least 16: leave R 36 to 55 bytes, room for two
-	my $free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('${t}_k', $rblk)");
-	my $fill = int(($free - 36) / 20);
-	$node->safe_psql('postgres', "INSERT INTO $t SELECT 4000 + g FROM generate_series(1, $fill) g");
-	$free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('${t}_k', $rblk)");
-	ok($free >= 36 && $free < 56, "$l: R has room for two entries ($free bytes free)");
-	$between->($rblk) if $between;
-	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-	my $v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = $vkey; "
-		  . "INSERT INTO $t VALUES (5014) /* v$l */");
-	paused("/* v$l */");
-	my ($z, $k) = start_holder($zkey, "SET blinkam.debug_pause_at = batch_forwarded; "
-		  . "SET blinkam.debug_pause_key = $fkey;", $t, "7 /* z$l */");
-	my $w = bg("SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = $wkey; "
-		  . "SET blinkam.debug_batch_wait_timeout = '60s'; $w_sql /* w$l */");
-	waiting("/* w$l */");
-	release_key($k);
-	paused_on($fkey);
-	is(counter('batch_forwarded') . counter('batched_inserts'), '10',
-		"$l: z forwarded w's run to R and took none of it");
-	release_key($keys[1]);
-	paused("/* w$l */");
-	$z->[0]->finish;
-	release_key($keys[2]);
-	$v->[0]->finish;
-	is(counter('batched_inserts') . counter('batch_deferred') . counter('batch_refused_room'), '111',
-		"$l: v took w's first entry and deferred the other, while w held no pin");
-	$node->safe_psql('postgres',
-		"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w$l */%'
-		   AND pid <> pg_backend_pid()");
-	# once the cancel has ended w's pause, let y and w's pause point go: w's
-	# last flush may have to split R, whose downlink y has not added yet
-	$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_locks
-		WHERE locktype = 'advisory' AND NOT granted AND objid = $wkey")
-	  or die 'w is still held at batch_follow';
-	release_key($keys[3]);
-	release_key($keys[0]);
-	$_->[0]->finish for ($w, $y);
-	like(${ $w->[2] }, qr/flush cancelled, caught/, "$l: w's flush was cancelled in the block");
-	is(${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', "$l: z, v and y succeeded");
-	is(counter('batch_withdrawals'), '1', "$l: w withdrew its slot as the error left");
-	return ($w, $y, $z, $v);
-}
-
 # --- 7e. the forward of 7c, but R's holder v has room for only the first
 #         of w's tuples: it takes that one and defers the other (w's slot
 #         is pending again, part of its run in), while w, woken to follow
@@ -730,12 +656,12 @@ sub follow_cancelled_after_part
 #         of its INSERT, whose query's end flushes the INSERT's entries);
 #         the entries belong to the INSERT, which lives on and flushes what
 #         is left at its end.  The flush must know that 5011 is in, or it
-#         adds it a second time.  Forced order (follow_cancelled_after_part):
-#         y splits L and stops before the downlink (split_parent, key 193);
-#         R is filled until it has room for two more entries; v holds R
-#         (batch_before_claim, key 195); z holds L (batch_before_claim, key
-#         197) while w publishes there, then forwards w's run to R and
-#         stops before it looks at R's list (batch_forwarded, key 194).
+#         adds it a second time.  Forced order: y splits L and stops before
+#         the downlink (split_parent, key 193); R is filled until it has
+#         room for two more entries; v holds R (batch_before_claim, key
+#         195); z holds L (batch_before_claim, key 197) while w publishes
+#         there, then forwards w's run to R and stops before it looks at
+#         R's list (batch_forwarded, key 194).
 $node->safe_psql('postgres', q(
 CREATE TABLE r7e (k bigint);
 INSERT INTO r7e SELECT 10 * g FROM generate_series(1, 300) g;
@@ -756,83 +682,67 @@ END $$;
 CREATE TRIGGER r7e_flush AFTER INSERT ON r7e
 	FOR EACH STATEMENT EXECUTE FUNCTION r7e_flush_in_block();
 ));
-($w) = follow_cancelled_after_part('7e', 'r7e', [ 193, 194, 195, 196, 197 ], undef,
-	'SET test.flush_in_block = on; INSERT INTO r7e VALUES (5013), (5011)');
+my @keys7e = map { hold_key($_) } 193, 194, 195, 196;
+$y = bg("SET blinkam.debug_pause_at = split_parent; SET blinkam.debug_pause_key = 193; "
+	  . "INSERT INTO r7e SELECT 10 * g + 2 FROM generate_series(1, 300) g /* y7e */");
+paused('/* y7e */');
+$rblk = $node->safe_psql('postgres', "SELECT right_link FROM blink_page_stats('r7e_k', 1)");
+$hk = $node->safe_psql('postgres',
+	"SELECT key FROM blink_page_items('r7e_k', 1) WHERE is_highkey");
+$hk =~ s/[()]//g;
+ok($hk ne '' && $hk > 7 && $hk < 5011 && $rblk > 1,
+	"7e: L split into L (high key $hk) and R (block $rblk), no downlink yet");
+# an entry takes 20 bytes (16 and its line pointer) and fits while the
+# free size is at least 16: leave R 36 to 55 bytes, room for two
+my $free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('r7e_k', $rblk)");
+my $fill = int(($free - 36) / 20);
+$node->safe_psql('postgres', "INSERT INTO r7e SELECT 4000 + g FROM generate_series(1, $fill) g");
+$free = $node->safe_psql('postgres', "SELECT free_size FROM blink_page_stats('r7e_k', $rblk)");
+ok($free >= 36 && $free < 56, "7e: R has room for two entries ($free bytes free)");
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+$v = bg("SET blinkam.debug_pause_at = batch_before_claim; SET blinkam.debug_pause_key = 195; "
+	  . "INSERT INTO r7e VALUES (5014) /* v7e */");
+paused('/* v7e */');
+($z, $k) = start_holder(197, "SET blinkam.debug_pause_at = batch_forwarded; "
+	  . "SET blinkam.debug_pause_key = 194;", 'r7e', '7 /* z7e */');
+$w = bg("SET test.flush_in_block = on; "
+	  . "SET blinkam.debug_pause_at = batch_follow; SET blinkam.debug_pause_key = 196; "
+	  . "SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "INSERT INTO r7e VALUES (5013), (5011) /* w7e */");
+waiting('/* w7e */');
+release_key($k);
+paused_on(194);
+is(counter('batch_forwarded') . counter('batched_inserts'), '10',
+	"7e: z forwarded w's run to R and took none of it");
+release_key($keys7e[1]);
+paused('/* w7e */');
+$z->[0]->finish;
+release_key($keys7e[2]);
+$v->[0]->finish;
+is(counter('batched_inserts') . counter('batch_deferred') . counter('batch_refused_room'), '111',
+	"7e: v took w's first entry and deferred the other, while w held no pin");
+$node->safe_psql('postgres',
+	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* w7e */%'
+	   AND pid <> pg_backend_pid()");
+# once the cancel has ended w's pause, let y and w's pause point go: w's
+# last flush may have to split R, whose downlink y has not added yet
+$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_locks
+	WHERE locktype = 'advisory' AND NOT granted AND objid = 196")
+  or die 'w is still held at batch_follow';
+release_key($keys7e[3]);
+release_key($keys7e[0]);
+$w->[0]->finish;
+$y->[0]->finish;
+like(${ $w->[2] }, qr/flush cancelled, caught/, "7e: w's flush was cancelled in the block");
 unlike(${ $w->[2] }, qr/ERROR/, '7e: and its INSERT succeeded');
+is(${ $z->[2] } . ${ $v->[2] } . ${ $y->[2] }, '', '7e: z, v and y succeeded');
+is(counter('batch_withdrawals'), '1', '7e: w withdrew its slot as the error left');
 is(leaf_items('r7e_k', q{count(*) || ' ' || count(DISTINCT i.key)},
 	q{i.key IN ('(5011)', '(5013)', '(5014)')}), '3 3',
 	"7e: w's entries once each: the one v took was not added again");
 is($node->safe_psql('postgres', 'SELECT count(*) FROM r7e WHERE k IN (5011, 5013, 5014)'), '3',
 	'7e: rows');
 is($node->safe_psql('postgres', "SELECT blink_check('r7e_k', true)"), '', '7e: blink_check');
-
-# --- 7f. 7e's dance in SERIALIZABLE transactions: the part of w's run
-#         that v took stays in, and so does its row, but nobody has
-#         checked that leaf's predicate locks in w's name.  w buffers to
-#         its commit (blinkam.defer_inserts = transaction) and flushes in a
-#         plpgsql block (a function a SELECT calls): its outer statement's
-#         5011 and the block's 5013 go out as one run, flushed by the
-#         block's index scan; the cancel rolls the block back with 5013 (row
-#         and buffered entry), while 5011, taken by v, is in.  Write skew:
-#         r reads the range of 5011 through the index (a predicate lock on
-#         R, where 5011 lands; read after y's split, so not on L, where w's
-#         run was first published) and writes o7f, which w reads.  w owes
-#         the check of R since the error and makes it before its commit:
-#         it finds r's lock, and one of the two must fail (with no check,
-#         or one of L, both committed).  Keys: y split_parent 201, z
-#         batch_forwarded 202, v batch_before_claim 203, w batch_follow
-#         204, z batch_before_claim 205.
-$node->safe_psql('postgres', q(
-CREATE TABLE r7f (k bigint);
-INSERT INTO r7f SELECT 10 * g FROM generate_series(1, 300) g;
-CREATE INDEX r7f_k ON r7f USING blink (k);
-CREATE TABLE o7f (k int);
-CREATE FUNCTION r7f_insert_in_block() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	BEGIN
-		INSERT INTO r7f VALUES (5013);
-		-- a blink index scan flushes the buffer: 5011 and 5013, one run
-		PERFORM FROM r7f WHERE k = 1;
-	EXCEPTION WHEN query_canceled THEN
-		RAISE NOTICE 'flush cancelled, caught';
-	END;
-END $$;
-));
-my ($r_in, $r_out, $r_err) = ('', '', '');
-my $r = IPC::Run::start(
-	[ 'psql', '-X', '-q', '-A', '-t', '-d', $node->connstr('postgres') ],
-	'<', \$r_in, '>', \$r_out, '2>', \$r_err,
-	IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
-($w) = follow_cancelled_after_part('7f', 'r7f', [ 201, 202, 203, 204, 205 ], sub {
-	my ($rblk) = @_;
-	$r_in .= "BEGIN ISOLATION LEVEL SERIALIZABLE;
-SET enable_seqscan = off; SET enable_bitmapscan = off;
-SELECT 'read ' || count(*) FROM r7f WHERE k BETWEEN 5010 AND 5012;
-INSERT INTO o7f VALUES (1);
-SELECT 'r ready';\n";
-	$r->pump until $r_out =~ /r ready/;
-	like($r_out, qr/read 0/, '7f: r read the range of 5011 through the index, empty');
-	is($node->safe_psql('postgres', q{SELECT string_agg(locktype || ' ' || page, ' ')
-  FROM pg_locks WHERE mode = 'SIReadLock' AND relation = 'r7f_k'::regclass}), "page $rblk",
-		"7f: r's predicate lock is on R alone (block $rblk), where 5011 belongs");
-},	'BEGIN ISOLATION LEVEL SERIALIZABLE; '
-	  . 'SET blinkam.defer_inserts = transaction; SET enable_seqscan = off; '
-	  . 'SELECT count(*) FROM o7f; INSERT INTO r7f VALUES (5011); '
-	  . 'SELECT r7f_insert_in_block(); COMMIT');
-$r_in .= "COMMIT;\nSELECT 'r done';\n\\q\n";
-$r->finish;
-my $skew = qr/could not serialize access due to read\/write dependencies/;
-is((${ $w->[2] } =~ $skew ? 'w failed' : 'w committed') . ', '
-	  . ($r_err =~ $skew ? 'r failed' : 'r committed'), 'w committed, r failed',
-	"7f: w committed, r's commit failed (w's check found r's read of 5011's leaf)");
-is($node->safe_psql('postgres',
-		"SELECT string_agg(k::text, ' ' ORDER BY k) FROM r7f WHERE k IN (5011, 5013, 5014)"),
-	'5011 5014', "7f: rows (the block's 5013 rolled back)");
-is(leaf_items('r7f_k', q{string_agg(i.key, ' ' ORDER BY i.key)},
-	q{i.key IN ('(5011)', '(5013)', '(5014)')}), '(5011) (5014)',
-	"7f: entries: the one v took once, none for the rolled-back row");
-is($node->safe_psql('postgres', 'SELECT count(*) FROM o7f'), '0', "7f: r's row rolled back");
-is($node->safe_psql('postgres', "SELECT blink_check('r7f_k', true)"), '', '7f: blink_check');
 
 # --- 8. a run that does not all fit: the holder takes what fits and
 #        leaves the rest published (deferred); its release wakes the

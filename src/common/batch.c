@@ -261,16 +261,14 @@
  * prefix of the run and deferred the rest: that part is in, and stays in
  * if a savepoint catches the error while the transaction that owns the
  * tuples lives on (a flush of an outer statement's buffer, say).  So the
- * owner reports it, and the page it is on, to its caller
- * (blinkam_batch_wait's progress and where) before the error leaves, as
- * it does on every other way out, and a flush counts those tuples as
- * landed (t/009 case 7e) and owes their SERIALIZABLE check on that page
- * (7f; blinkinsert.c).  A cancel that comes while the page is read waits
- * for the wait loop's own interrupt path instead, which returns the part
- * that is in first.  An owner that gets a lock and withdraws, or is
- * handed back the rest, takes ndone as the part already in (so nothing
- * goes in twice), and goes on from the page it holds: keys only move
- * right, so the rest lies on that page or right of it.
+ * owner reports it to its caller (blinkam_batch_wait's progress) before
+ * the error leaves, as it does on every other way out, and a flush counts
+ * those tuples as landed (t/009 case 7e).  A cancel that comes while the
+ * page is read waits for the wait loop's own interrupt path instead,
+ * which returns the part that is in first.  An owner that gets a lock and
+ * withdraws, or is handed back the rest, takes ndone as the part already
+ * in (so nothing goes in twice), and goes on from the page it holds: keys
+ * only move right, so the rest lies on that page or right of it.
  *
  * No wake-up is lost by either: a deferred slot is back in the list of a
  * page its holder still holds, like a slot pushed while a holder holds the
@@ -756,14 +754,13 @@ slot_payload(BlinkBatchSlot *s, int k)
  * of every holder's reach -- withdraw it, or, if a holder has claimed it,
  * wait for that holder's answer (holders never wait for waiters, so it
  * comes).  Returns how much of the run went in: holders may have taken a
- * part before (a deferred run) or while we waited; *blkno is set to the
- * page that part is on (the slot's, final now).  That part is in the
+ * part before (a deferred run) or while we waited.  That part is in the
  * index whatever becomes of the error: if a savepoint catches it, the
  * transaction that owns the tuples may live on, so the caller must learn
  * of them (see blinkam_batch_wait's progress).
  */
 static int
-batch_withdraw_for_error(BlinkBatchSlot *s, BlockNumber *blkno)
+batch_withdraw_for_error(BlinkBatchSlot *s)
 {
 	int			ndone;
 
@@ -781,7 +778,6 @@ batch_withdraw_for_error(BlinkBatchSlot *s, BlockNumber *blkno)
 		pg_usleep(100L);
 	}
 	ndone = slot_progress(s, NULL);
-	*blkno = s->blkno;			/* (read after the state, as ndone) */
 	pg_atomic_write_u32(&s->state, SLOT_FREE);	/* still maybe linked */
 	return ndone;
 }
@@ -792,8 +788,7 @@ batch_withdraw_for_error(BlinkBatchSlot *s, BlockNumber *blkno)
  * lock attempts go to that page.  Reading the page can fail: then the slot
  * is withdrawn first, and *progress (if not NULL) set to the part of the
  * run that is in -- a holder of the new page may have taken a prefix of
- * it already, and deferred the rest -- and *where (if not NULL) to the
- * page that part is on, before the error leaves.
+ * it already, and deferred the rest -- before the error leaves.
  *
  * A cancel that comes while the page is read waits (interrupts held) for
  * the wait loop's next look, which returns the part that is in the
@@ -802,7 +797,7 @@ batch_withdraw_for_error(BlinkBatchSlot *s, BlockNumber *blkno)
  */
 static void
 batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp,
-			 volatile BlockNumber *where, volatile int *progress)
+			 volatile int *progress)
 {
 	BlockNumber to = s->blkno;
 
@@ -818,11 +813,8 @@ batch_follow(Relation rel, BlinkBatchSlot *s, Buffer *bufp,
 	}
 	PG_CATCH();
 	{
-		BlockNumber blkno;
-		int			ndone = batch_withdraw_for_error(s, &blkno);
+		int			ndone = batch_withdraw_for_error(s);
 
-		if (where)
-			*where = blkno;
 		if (progress)
 			*progress = ndone;
 		PG_RE_THROW();
@@ -930,12 +922,10 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
  * progress, if not NULL, is set before any error can leave here with part
  * of the run in (following a forwarded run to its new page, or reading
  * that page at the end, can fail after a holder took a prefix): to how
- * many payloads went in; *where, then, to the page they went onto.  A
- * caller that catches the error must count those as in: the error may be
- * caught by a savepoint whose transaction does not own them, and they
- * must not be added again (nor left unchecked: blink owes their
- * SERIALIZABLE check, on that page).  (Whenever it is set on a path that
- * returns, it equals the return value.)
+ * many payloads went in.  A caller that catches the error must count
+ * those as in: the error may be caught by a savepoint whose transaction
+ * does not own them, and they must not be added again.  (Whenever it is
+ * set on a path that returns, it equals the return value.)
  *
  * announced: the page's other lockers do not look at the wait list (see
  * "Announced holders"); wait on the slot only while an announced holder
@@ -952,7 +942,7 @@ batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 int
 blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				   const Size *sizes, int n, uint32 flags, bool announced,
-				   uint32 *results, volatile BlockNumber *where,
+				   uint32 *results, BlockNumber *where,
 				   volatile int *progress)
 {
 	BlinkBatchSlot *s;
@@ -1032,7 +1022,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 */
 		if (st == SLOT_PENDING && slot_moved(s, *bufp))
 		{
-			batch_follow(rel, s, bufp, where, progress);
+			batch_follow(rel, s, bufp, progress);
 			continue;
 		}
 

@@ -109,8 +109,7 @@ extern int	blinkam_batch_capacity(const Size *sizes, int n);
 extern int	blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 							   const Size *sizes, int n, uint32 flags,
 							   bool announced, uint32 *results,
-							   volatile BlockNumber *where,
-							   volatile int *progress);
+							   BlockNumber *where, volatile int *progress);
 
 /*
  * a holder: collect (record being built), write (the record, and finish),

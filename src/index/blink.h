@@ -516,8 +516,6 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
 extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
 								 bool *landed, bool unchanged);
-extern void _blink_settle_owed_checks(void);
-extern void _blink_forget_owed_checks(void);
 
 /* blinkdelete.c */
 typedef struct BlinkLeafUpdate

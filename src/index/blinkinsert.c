@@ -26,7 +26,6 @@
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/relation.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -86,168 +85,6 @@ static void _blink_newroot(Relation rel, BlinkSplitInfo *info);
 static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
 
 /*
- * SERIALIZABLE checks owed by batch waiters.
- *
- * A holder that puts a waiter's tuples on its leaf checks the leaf's
- * predicate locks for its own transaction only; the waiter makes the check
- * in its own name once its wait returns (_blink_insert_via_batch).  But
- * the wait can fail after holders took part of the run (batch.c's
- * progress: following a forwarded run, or reading its page at the end),
- * and the check itself can fail; either way that part stays in the index,
- * and its rows may live on: a savepoint may catch the error while the
- * transaction that owns them goes on (a flush of an outer statement's
- * entries).  The check cannot be made in PG_CATCH (it can raise), so it is
- * remembered here, without allocating, and made at the next safe point:
- * the start of the next flush (defer.c), and at the latest PRE_COMMIT or
- * PRE_PREPARE, which run before PreCommit_CheckForSerializationFailure.
- * An entry is forgotten only once its check has returned (one that raises
- * stays owed: that error may be caught as well); a top-level abort forgets
- * them all.
- *
- * Made late, but before our commit, the check finds what it would have
- * found when the tuples landed:
- *   - a scan that reads the leaf after they landed finds them and meets
- *     our in-progress rows: it flags the conflict itself (by their xmin);
- *   - a scan that read the leaf before holds a predicate lock on it, which
- *     stays until we check: a transaction's SIREAD locks outlive its commit
- *     while a serializable transaction that overlapped it (ours) runs; a
- *     split copies them to the new right half and leaves them on the leaf
- *     (_blink_split, PredicateLockPageSplit); no page is ever deleted; a
- *     lock promoted to the whole index, or summarized, still answers;
- *   - DROP INDEX and REINDEX move the index's locks onto its table
- *     (TransferPredicateLocksToHeapRelation): an index gone, or given new
- *     storage, is checked at its table instead, as a whole; a table that
- *     is gone was checked whole by its DROP;
- *   - what the commit-time test needs is the rw-conflict, recorded before
- *     our commit: PreCommit_CheckForSerializationFailure (ours, or the
- *     reader's) then sees it as if the check had come at once, and a reader
- *     that committed meanwhile makes the check itself fail us where the
- *     conflict completes a dangerous structure.
- * More leaves than the array holds: the transaction fails at the next safe
- * point with a serialization failure, which SSI allows (a false positive
- * at worst).  t/009 case 7f.
- */
-#define BLINK_OWED_CHECKS_MAX	8
-
-typedef struct BlinkOwedCheck
-{
-	Oid			indexoid;
-	Oid			heapoid;
-	RelFileNode node;			/* the index's storage when the tuples landed */
-	BlockNumber blkno;
-} BlinkOwedCheck;
-
-static BlinkOwedCheck owed_checks[BLINK_OWED_CHECKS_MAX];
-static int	n_owed_checks = 0;
-static bool owed_checks_overflow = false;	/* one did not fit */
-
-/*
- * Remember that this transaction owes a check of leaf blkno of rel, where
- * a holder put tuples of ours.  Raises nothing and allocates nothing: it
- * is called in PG_CATCH.
- */
-static void
-_blink_owe_check(Relation rel, BlockNumber blkno)
-{
-	BlinkOwedCheck *c;
-
-	if (!IsolationIsSerializable())
-		return;
-	for (int i = 0; i < n_owed_checks; i++)
-	{
-		c = &owed_checks[i];
-		if (c->indexoid == RelationGetRelid(rel) && c->blkno == blkno &&
-			RelFileNodeEquals(c->node, rel->rd_node))
-			return;
-	}
-	if (n_owed_checks == BLINK_OWED_CHECKS_MAX)
-	{
-		owed_checks_overflow = true;
-		return;
-	}
-	c = &owed_checks[n_owed_checks++];
-	c->indexoid = RelationGetRelid(rel);
-	c->heapoid = rel->rd_index->indrelid;
-	c->node = rel->rd_node;
-	c->blkno = blkno;
-}
-
-/*
- * The check of leaf blkno of rel, where a holder put tuples of ours, in our
- * name; should it raise, it stays owed.  Any locks, as
- * CheckForSerializableConflictIn.
- */
-static void
-_blink_check_landed(Relation rel, BlockNumber blkno)
-{
-	if (!IsolationIsSerializable())
-		return;
-	PG_TRY();
-	{
-		CheckForSerializableConflictIn(rel, NULL, blkno);
-	}
-	PG_CATCH();
-	{
-		_blink_owe_check(rel, blkno);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-}
-
-/*
- * Make the checks this transaction owes (see above).  No buffer lock may be
- * held: this opens (and locks) relations.  Called in a transaction that is
- * not aborting (defer.c: before a flush, and at PRE_COMMIT and
- * PRE_PREPARE).
- */
-void
-_blink_settle_owed_checks(void)
-{
-	if (owed_checks_overflow)
-		ereport(ERROR,
-				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("could not serialize access due to read/write dependencies among transactions"),
-				 errdetail_internal("More conflict checks were left to make after failed batch waits than blinkam remembers."),
-				 errhint("The transaction might succeed if retried.")));
-	while (n_owed_checks > 0)
-	{
-		BlinkOwedCheck *c = &owed_checks[n_owed_checks - 1];
-		Relation	rel;
-
-		/*
-		 * (RowExclusiveLock, as an insert takes: the subtransaction whose
-		 * statement opened the index may have ended and let its lock go.)
-		 */
-		rel = try_relation_open(c->indexoid, RowExclusiveLock);
-		if (rel != NULL && rel->rd_rel->relkind == RELKIND_INDEX &&
-			RelFileNodeEquals(rel->rd_node, c->node))
-			CheckForSerializableConflictIn(rel, NULL, c->blkno);
-		else
-		{
-			/* dropped or rebuilt: its readers' locks are on the table now */
-			Relation	heapRel = try_relation_open(c->heapoid, RowExclusiveLock);
-
-			if (heapRel != NULL)
-			{
-				CheckForSerializableConflictIn(heapRel, NULL, InvalidBlockNumber);
-				relation_close(heapRel, NoLock);
-			}
-		}
-		if (rel != NULL)
-			relation_close(rel, NoLock);
-		n_owed_checks--;
-	}
-}
-
-/* The transaction is over: nothing is owed any more. */
-void
-_blink_forget_owed_checks(void)
-{
-	n_owed_checks = 0;
-	owed_checks_overflow = false;
-}
-
-/*
  * The leaf in *bufp is busy: it is pinned, not locked, because another
  * backend holds it.  Publish for that backend (batch.c) as much of
  * itups[0..n-1] as a slot carries (at least the first tuple): a run in key
@@ -287,12 +124,9 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	int			counts[BLINKAM_BATCH_MAX_ITEMS];
 	int			nitems;
 	int			nin;
-	/*
-	 * payloads in, should the wait fail, and the leaf they are on (read
-	 * after a longjmp: volatile)
-	 */
+	/* payloads in, should the wait fail (read after a longjmp: volatile) */
 	volatile int progress = 0;
-	volatile BlockNumber where = InvalidBlockNumber;
+	BlockNumber where;
 	int			k;
 
 	Assert(n > 0);
@@ -325,18 +159,14 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 	{
 		/*
 		 * The wait failed after holders had put part of the run in (batch.c
-		 * tells how much, and on which leaf): those tuples are landed, or a
-		 * flush that goes on after a savepoint caught this error would add
-		 * them twice; and their SERIALIZABLE check, which must not raise
-		 * here, is owed (see above).
+		 * tells how much): those tuples are landed, or a flush that goes on
+		 * after a savepoint caught this error would add them twice.
 		 */
 		k = 0;
 		for (int i = 0; i < progress; i++)
 			k += counts[i];
 		for (int i = 0; landed && i < k; i++)
 			landed[i] = true;
-		if (k > 0)
-			_blink_owe_check(rel, where);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -363,7 +193,7 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		 * halves) and is found; one that reads it after finds the entries.
 		 */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WAITER_IN);
-		_blink_check_landed(rel, where);
+		CheckForSerializableConflictIn(rel, NULL, where);
 		blinkam_count(BLINKAM_COUNTER_INSERTS, k);
 	}
 	if (k == n)

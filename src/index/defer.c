@@ -66,9 +66,7 @@
  *     so its conflicts take part in the commit's check; a transaction
  *     that must fail may then fail at COMMIT rather than at the INSERT, as
  *     PostgreSQL's own commit-time checks do.  Other errors a flush can
- *     raise (a full disk) also come at the COMMIT.  Each flush first makes
- *     the checks that batch waits which failed part way left owed
- *     (blinkinsert.c), so the commit's makes them before that test too.
+ *     raise (a full disk) also come at the COMMIT.
  *   - The buffer stays bounded: a backend holding 4096 tuples or 1 MB
  *     flushes, whatever the statement.
  *   - Nothing is buffered after the commit's flush: an insert that comes
@@ -376,11 +374,7 @@ _blink_defer_flush(void)
 	 * Never while a (sub)transaction aborts: its end discards what it must
 	 * (the callbacks below), and nothing may be written on its behalf.
 	 */
-	if (flushing || !IsTransactionState())
-		return;
-	/* SERIALIZABLE checks a failed batch wait left owed (blinkinsert.c) */
-	_blink_settle_owed_checks();
-	if (pending_tuples == 0)
+	if (pending_tuples == 0 || flushing || !IsTransactionState())
 		return;
 
 	flushing = true;
@@ -422,10 +416,6 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
-			/*
-			 * (its first step makes the SERIALIZABLE checks failed batch
-			 * waits left owed: before PreCommit_CheckForSerializationFailure)
-			 */
 			_blink_defer_flush();
 			committing = true;
 			break;
@@ -435,7 +425,6 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 			/* FALLTHROUGH */
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
-			_blink_forget_owed_checks();
 			_blink_defer_reset();
 			suspend_depth = 0;
 			scope_depth = 0;

@@ -60,11 +60,7 @@
  *    aborts and the tuple is dead like any aborted insert;
  *  - SERIALIZABLE: the waiter has already done the relation-level
  *    conflict check that heap's insert does (CheckForSerializableConflictIn
- *    with no tuple), before publishing.  That check does not depend on
- *    where, or whether, the tuple lands, so a wait that fails owes none
- *    (a blink waiter's may: blinkinsert.c); nor can the wait fail with
- *    the tuple in (an announced run is never deferred or forwarded, so
- *    its one tuple goes in only in a DONE slot, which the wait returns);
+ *    with no tuple), before publishing;
  *  - the holder's hint bit stamping (_bh_stamp_xmins) runs before the
  *    waiters' tuples go in, and a waiter's xid is running, so it could not
  *    be stamped anyway.
