@@ -62,10 +62,6 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_INSERT_START, /* blink's aminsert was called (after
 								 * index_insert's predicate lock check),
 								 * its entry not yet in the index */
-	BLINKAM_PAUSE_BATCH_WAITER_IN,	/* a batch holder has put a waiter's
-									 * entry on the leaf; the waiter, woken,
-									 * has not yet checked for predicate
-									 * locks */
 	BLINKAM_PAUSE_ONCONFLICT_PRESENTED, /* an ON CONFLICT target's unique
 										 * blink indexes say btree, before
 										 * ExecOpenIndices */

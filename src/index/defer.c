@@ -61,17 +61,28 @@
  *     progress to every VACUUM until we end.  An ON CONFLICT statement
  *     buffers nothing of its own; what earlier statements buffered are
  *     rows it can only lock, update or leave, never kill.
- *   - SERIALIZABLE: the flush's CheckForSerializableConflictIn on each
- *     leaf runs at PRE_COMMIT, before PreCommit_CheckForSerializationFailure,
- *     so its conflicts take part in the commit's check; a transaction
- *     that must fail may then fail at COMMIT rather than at the INSERT, as
- *     PostgreSQL's own commit-time checks do.  Other errors a flush can
- *     raise (a full disk) also come at the COMMIT.
+ *   - SERIALIZABLE transactions buffer nothing (see below).  Other errors
+ *     a flush can raise (a full disk) come at the COMMIT.
  *   - The buffer stays bounded: a backend holding 4096 tuples or 1 MB
  *     flushes, whatever the statement.
  *   - Nothing is buffered after the commit's flush: an insert that comes
  *     later still (another extension's pre-commit callback) goes in at
  *     once.
+ * SERIALIZABLE transactions buffer nothing: their entries go to their
+ * leaves at once, checked for the leaf's predicate locks under its lock,
+ * as nbtree does.  A buffered entry's check would come at the flush, and
+ * a check made late does not find what it would have found at once:
+ * PostgreSQL summarizes old committed serializable transactions when its
+ * table of them fills (SummarizeOldestCommittedSxact), and the SIREAD
+ * locks of a summarized one stay in place but no longer flag a conflict
+ * for a writer that comes later (CheckTargetForConflictsIn skips them: its
+ * finishedBefore is invalid).  So a reader that read the leaf, committed
+ * and was summarized between our INSERT and the flush was never found,
+ * and write skew could commit where btree fails it (a helper's review,
+ * reproduced with 400 short serializable transactions between the two).
+ * Batch inserts skip SERIALIZABLE transactions for the same reason
+ * (blinkinsert.c).
+ *
  * blinkam.defer_inserts = statement also flushes at every statement's end
  * (ExecutorFinish, after its AFTER triggers, and ExecutorEnd) and after
  * every utility command (COPY); off buffers nothing.
@@ -231,6 +242,7 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 
 	if (blinkam_defer_inserts == BLINKAM_DEFER_OFF || suspend_depth > 0 ||
 		scope_depth == 0 || flushing || committing ||
+		IsolationIsSerializable() ||
 		rel->rd_index->indisunique ||
 		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
 		!IsTransactionState())
