@@ -624,9 +624,11 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 
 	heaptup = _bh_prepare_insert(rel, tup, xid, cid, options);
 	_bh_check_tuple_size(rel, heaptup->t_len);
-	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
-	/* unless another backend put it on the hot page in its own record */
+	/*
+	 * Unless another backend put it on the hot page in its own record
+	 * (never for a SERIALIZABLE transaction: see _bh_hot_insert)...
+	 */
 	if (!plain || !_bh_hot_insert(rel, heaptup, &buf, &is_new, &hot))
 	{
 		if (!BufferIsValid(buf))
@@ -636,6 +638,16 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 			if (plain)
 				not_hot = _bh_hot_adopt(rel, hot, BufferGetBlockNumber(buf));
 		}
+
+		/*
+		 * SERIALIZABLE: readers' locks on the table (a sequential scan's)
+		 * are checked for with the page locked until the tuple is on it,
+		 * as heap_insert does: a scan that read the page before holds its
+		 * lock by now and is found; one that reads it later meets the
+		 * tuple.  (Checked before the page was locked, a scan could begin
+		 * and read the page in between, and neither would see the other.)
+		 */
+		CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 		_bh_insert_write(rel, buf, is_new, heaptup, specToken, not_hot);
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	}
@@ -820,6 +832,14 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		UnlockReleaseBuffer(buf);
 		blinkam_count(BLINKAM_COUNTER_BLINKHEAP_INSERT_RECORDS, 1);
 	}
+
+	/*
+	 * SERIALIZABLE: the check before the loop could not hold every page
+	 * until its tuples were on it, so a sequential scan may have begun
+	 * since and read a page before our tuples reached it; now that they
+	 * are all there, check again (heap_multi_insert does the same).
+	 */
+	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
 
 	for (i = 0; i < nslots; i++)
 		slots[i]->tts_tid = tuples[i]->t_self;

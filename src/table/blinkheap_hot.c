@@ -58,9 +58,14 @@
  *    waits for the holder's answer, so its tuple is never both in the
  *    page and unknown to it; if it is then cancelled, its transaction
  *    aborts and the tuple is dead like any aborted insert;
- *  - SERIALIZABLE: the waiter has already done the relation-level
- *    conflict check that heap's insert does (CheckForSerializableConflictIn
- *    with no tuple), before publishing;
+ *  - SERIALIZABLE transactions never publish: heap's insert checks for
+ *    the table's predicate locks with the page locked until the tuple is
+ *    on it, and a waiter could check only before publishing or after its
+ *    tuple landed, leaving a window in which a sequential scan could
+ *    begin and read the page without the tuple (before), or commit and
+ *    be summarized by PostgreSQL, its lock no longer found (after).  A
+ *    SERIALIZABLE insert waits for the page lock instead, and checks
+ *    under it (_bh_insert);
  *  - the holder's hint bit stamping (_bh_stamp_xmins) runs before the
  *    waiters' tuples go in, and a waiter's xid is running, so it could not
  *    be stamped anyway.
@@ -378,7 +383,11 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 			return false;
 
 		buf = ReadBuffer(rel, blkno);
-		if (!ConditionalLockBuffer(buf))
+		if (ConditionalLockBuffer(buf))
+			;					/* ours */
+		else if (IsolationIsSerializable())
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE); /* never publish: above */
+		else
 		{
 			const void *payload = tup->t_data;
 			Size		size = tup->t_len;
