@@ -83,6 +83,7 @@
 
 #include "access/relation.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
@@ -96,8 +97,10 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "common/counters.h"
@@ -732,16 +735,65 @@ pool_object_access(ObjectAccessType access, Oid classId, Oid objectId,
  * connected to a database: ALTER DATABASE ... RENAME, ALTER DATABASE ...
  * SET TABLESPACE and CREATE DATABASE (for its template, template1 unless
  * named: blinkam may be installed there).  The worker of that database
- * leaves first and no other starts until the command is over.
+ * leaves first and no other starts until the command is over -- if the
+ * user passes PostgreSQL's permission checks for the command, which come
+ * only after this hook: otherwise any user could make any database's
+ * worker leave (cutting a repair sweep short) and keep others off it for
+ * the hold, by running a command that is then refused.  Until 2026-11-27
+ * nothing was checked.  The checks mirror those of PG 15's
+ * dbcommands.c: RenameDatabase (owner, CREATEDB), movedb (owner),
+ * createdb (CREATEDB, member of the new owner if one is named, and the
+ * template marked datistemplate or owned by the user).  The command may
+ * still fail for other reasons (a name taken, a tablespace missing);
+ * only a user who could have run it has taken the worker away.
  */
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
+/* PostgreSQL's have_createdb_privilege(), static in dbcommands.c */
+static bool
+user_may_create_databases(void)
+{
+	bool		result = false;
+	HeapTuple	tup;
+
+	if (superuser())
+		return true;
+	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	if (HeapTupleIsValid(tup))
+	{
+		result = ((Form_pg_authid) GETSTRUCT(tup))->rolcreatedb;
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
+/* May the user copy dbid (createdb's check on its template)? */
+static bool
+user_may_copy_database(Oid dbid)
+{
+	bool		istemplate = false;
+	HeapTuple	tup;
+
+	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dbid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	istemplate = ((Form_pg_database) GETSTRUCT(tup))->datistemplate;
+	ReleaseSysCache(tup);
+	return istemplate || pg_database_ownercheck(dbid, GetUserId());
+}
+
+/*
+ * The database stmt needs to itself, if the user may run stmt as far as
+ * PostgreSQL's permission checks go; else InvalidOid.
+ */
 static Oid
 database_needed_alone(Node *stmt)
 {
 	const char *dbname = NULL;
 	List	   *options = NIL;
 	const char *option = NULL;
+	const char *owner = NULL;
+	Oid			dbid;
 
 	if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->renameType == OBJECT_DATABASE)
 		dbname = ((RenameStmt *) stmt)->subname;
@@ -767,13 +819,35 @@ database_needed_alone(Node *stmt)
 
 			if (strcmp(d->defname, option) == 0 && d->arg != NULL)
 				named = defGetString(d);
+			else if (strcmp(d->defname, "owner") == 0 && d->arg != NULL &&
+					 IsA(stmt, CreatedbStmt))
+				owner = defGetString(d);
 		}
 		if (IsA(stmt, CreatedbStmt))
 			dbname = named ? named : "template1";	/* PostgreSQL's default */
 		else if (named == NULL)
 			return InvalidOid;	/* another ALTER DATABASE */
 	}
-	return dbname ? get_database_oid(dbname, true) : InvalidOid;
+	dbid = dbname ? get_database_oid(dbname, true) : InvalidOid;
+	if (!OidIsValid(dbid))
+		return InvalidOid;
+
+	/* PostgreSQL's permission checks, which it makes after this hook */
+	if (IsA(stmt, CreatedbStmt))
+	{
+		if (!user_may_create_databases() || !user_may_copy_database(dbid))
+			return InvalidOid;
+		if (owner && !is_member_of_role(GetUserId(), get_role_oid(owner, true)))
+			return InvalidOid;
+	}
+	else
+	{
+		if (!pg_database_ownercheck(dbid, GetUserId()))
+			return InvalidOid;
+		if (IsA(stmt, RenameStmt) && !user_may_create_databases())
+			return InvalidOid;
+	}
+	return dbid;
 }
 
 static void
