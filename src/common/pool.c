@@ -307,9 +307,15 @@ refill_pending(Oid dbid)
 
 /*
  * Free the entry r (the pools lock held exclusively) if nothing is asked
- * of its database and no worker serves it or is starting: entries are few
- * (BLINKAM_MAX_DB_REQUESTS), and a database dropped, or merely idle, must
- * not keep one from the others.  An entry whose workers cannot get in
+ * of its database, no worker serves it or is starting, and no command
+ * holds it: entries are few (BLINKAM_MAX_DB_REQUESTS), and a database
+ * dropped, or merely idle, must not keep one from the others.  A held
+ * entry stays, idle or not, so that its hold outlives a worker's detach:
+ * freed, it would take the hold with it, and work arriving during the
+ * command would make a fresh entry that a worker may attach to.  The end
+ * of the hold frees it (blinkam_unhold_database), or, for a hold whose
+ * command never ended it (its backend died), the launcher's next pass
+ * after it expires (blinkam_databases_needing_workers).  An entry whose workers cannot get in
  * (blinkam_worker_start_failed) keeps its work, and so stays, in backoff.
  * A refill flag it waits for is never one of a dropped index or database
  * (the object access hook frees their slots); it can be one of an index's
@@ -321,6 +327,7 @@ static void
 free_idle_entry(BlinkDbRequest *r)
 {
 	if (r->worker_pid == 0 && r->starting == 0 && !r->repair && !r->returns &&
+		(r->held_until == 0 || r->held_until <= GetCurrentTimestamp()) &&
 		!refill_pending(r->dbid))
 		r->dbid = InvalidOid;
 }
@@ -986,6 +993,9 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 	{
 		BlinkDbRequest *r = &Pools->dbs[i];
 
+		/* an idle entry goes, one whose hold has expired included */
+		if (r->dbid != InvalidOid && r->worker_pid == 0 && r->starting == 0)
+			free_idle_entry(r);
 		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting != 0 ||
 			r->held_until > now || r->retry_at > now)
 			continue;
@@ -1106,7 +1116,12 @@ blinkam_worker_attach(uint32 ticket, bool *repair)
 		}
 		else if (r->held_until > now)
 		{
-			/* started before the hold: let the command have the database */
+			/*
+			 * Started before the hold: let the command have the database.
+			 * The entry stays while held, even with its work gone (DROP
+			 * INDEX, a slot recycled): the end of the hold frees it (see
+			 * free_idle_entry).
+			 */
 			if (r->starting == ticket)
 				r->starting = 0;
 			ok = false;
@@ -1241,7 +1256,10 @@ blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 	}
 }
 
-/* The command that held dbid is over: workers may come back. */
+/*
+ * The command that held dbid is over: workers may come back, and an entry
+ * that only the hold kept goes.
+ */
 void
 blinkam_unhold_database(Oid dbid)
 {
@@ -1250,7 +1268,10 @@ blinkam_unhold_database(Oid dbid)
 		BlinkDbRequest *r = db_request(dbid, false);
 
 		if (r)
+		{
 			r->held_until = 0;
+			free_idle_entry(r);
+		}
 	}
 	LWLockRelease(Pools->lock);
 	blinkam_wake_launcher();
