@@ -130,9 +130,14 @@ typedef struct BlinkDbRequest
 	TimestampTz retry_at;		/* no worker before then: the last
 								 * BLINKAM_MAX_START_FAILURES workers
 								 * stopped before attaching */
-	TimestampTz held_until;		/* no worker before then: a command needs
-								 * the database to itself (see
-								 * blinkam_release_database) */
+	int			holders;		/* commands that need the database to
+								 * themselves (see blinkam_release_database):
+								 * no worker while any does ... */
+	TimestampTz held_until;		/* ... until then at the latest (a holder
+								 * whose backend died never lets go) */
+	bool		dropped;		/* a holder is DROP DATABASE: no worker
+								 * attaches, and the entry goes when the
+								 * hold ends */
 } BlinkDbRequest;
 
 typedef struct BlinkPoolSlot
@@ -182,6 +187,12 @@ static BlinkPoolShared *Pools = NULL;
 
 /* This worker's database entry while it is attached (it stays ours). */
 static BlinkDbRequest *attached_entry = NULL;
+
+/*
+ * The database this backend's command holds (blinkam_release_database),
+ * or InvalidOid; pool_ProcessUtility ends the hold.
+ */
+static Oid	held_database = InvalidOid;
 
 static inline BlockNumber *
 slot_blocks(int slot, int kind)
@@ -306,6 +317,18 @@ refill_pending(Oid dbid)
 }
 
 /*
+ * Does a command hold r's database (the pools lock held)?  A hold lapses
+ * at held_until even with holders left: theirs are commands whose backend
+ * died before it let go (a FATAL error, a crash of the backend alone is a
+ * server restart), or that run longer than their hold.
+ */
+static bool
+entry_held(BlinkDbRequest *r, TimestampTz now)
+{
+	return r->holders > 0 && r->held_until > now;
+}
+
+/*
  * Free the entry r (the pools lock held exclusively) if nothing is asked
  * of its database, no worker serves it or is starting, and no command
  * holds it: entries are few (BLINKAM_MAX_DB_REQUESTS), and a database
@@ -327,7 +350,7 @@ static void
 free_idle_entry(BlinkDbRequest *r)
 {
 	if (r->worker_pid == 0 && r->starting == 0 && !r->repair && !r->returns &&
-		(r->held_until == 0 || r->held_until <= GetCurrentTimestamp()) &&
+		(r->holders == 0 || !entry_held(r, GetCurrentTimestamp())) &&
 		!refill_pending(r->dbid))
 		r->dbid = InvalidOid;
 }
@@ -864,6 +887,7 @@ pool_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					DestReceiver *dest, QueryCompletion *qc)
 {
 	Oid			dbid = Pools ? database_needed_alone(pstmt->utilityStmt) : InvalidOid;
+	Oid			outer_hold = held_database;
 
 	if (OidIsValid(dbid))
 		blinkam_release_database(dbid, BLINKAM_HOLD_MS, false);
@@ -875,8 +899,12 @@ pool_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_FINALLY();
 	{
-		if (OidIsValid(dbid))
-			blinkam_unhold_database(dbid);
+		/*
+		 * The hold this command took, here or in the object access hook of
+		 * DROP DATABASE; not one an enclosing command took.
+		 */
+		if (held_database != outer_hold)
+			blinkam_unhold_database();
 	}
 	PG_END_TRY();
 }
@@ -997,7 +1025,7 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 		if (r->dbid != InvalidOid && r->worker_pid == 0 && r->starting == 0)
 			free_idle_entry(r);
 		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting != 0 ||
-			r->held_until > now || r->retry_at > now)
+			entry_held(r, now) || r->retry_at > now)
 			continue;
 		if (r->repair || r->returns || refill_pending(r->dbid))
 		{
@@ -1049,12 +1077,13 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
  * TABLESPACE or CREATE DATABASE it gets in and attaches, or is turned
  * away as above if it gets in while the hold lasts (SET TABLESPACE lets
  * its lock go before the command ends).  After DROP DATABASE it fails --
- * but the drop has freed the entry with its requests, failures and
- * backoff (no worker was attached), so this finds none, and nothing is
- * owed to a database that no longer exists.  A DROP DATABASE that fails
- * after its object access hook (another session connected) has freed
- * them all the same; a later request makes a new entry, which lets up to
- * BLINKAM_MAX_START_FAILURES workers try before it backs off again.
+ * but the end of the drop's hold has freed the entry with its requests,
+ * failures and backoff (no worker was attached), so this finds none, and
+ * nothing is owed to a database that no longer exists.  A DROP DATABASE
+ * that fails after its object access hook (another session connected)
+ * has freed them all the same; a later request makes a new entry, which
+ * lets up to BLINKAM_MAX_START_FAILURES workers try before it backs off
+ * again.
  */
 #define BLINKAM_MAX_START_FAILURES	3
 #define BLINKAM_START_BACKOFF_MS	10000
@@ -1114,7 +1143,7 @@ blinkam_worker_attach(uint32 ticket, bool *repair)
 			Assert(r == NULL || r->starting == 0);
 			ok = false;
 		}
-		else if (r->held_until > now)
+		else if (entry_held(r, now))
 		{
 			/*
 			 * Started before the hold: let the command have the database.
@@ -1132,6 +1161,7 @@ blinkam_worker_attach(uint32 ticket, bool *repair)
 			r->worker_latch = MyLatch;
 			r->starting = 0;	/* whoever's: another one would be refused */
 			r->leave = false;
+			r->dropped = false; /* a lapsed hold's */
 			r->failures = 0;
 			r->retry_at = 0;
 			*repair = r->repair;
@@ -1202,18 +1232,34 @@ blinkam_worker_detach(void)
 
 /*
  * Ask the worker of dbid, if one is attached, to exit, keep the launcher
- * from starting another for hold_ms, and wait (at most
- * RELEASE_WAIT_MS) until it has gone -- for a command that PostgreSQL
- * refuses while another session is connected to the database (DROP,
- * ALTER ... RENAME, ALTER ... SET TABLESPACE, CREATE DATABASE ...
- * TEMPLATE).  PostgreSQL itself waits up to five seconds only for
- * autovacuum workers, and ours would otherwise stay until its idle
- * timeout.  A worker the launcher had started before the hold refuses to
- * attach (blinkam_worker_attach); one blocked in its connection on the
- * command's lock on the database is not counted by PostgreSQL.  With
- * dropped (DROP DATABASE, from the object access hook, which runs with
- * the database already locked): its requests go too, and so does its
- * entry once no worker is attached.  Waits with no lock held.
+ * from starting another until this backend's command is over (at most
+ * hold_ms), and wait (at most RELEASE_WAIT_MS) until it has gone -- for a
+ * command that PostgreSQL refuses while another session is connected to
+ * the database (DROP, ALTER ... RENAME, ALTER ... SET TABLESPACE, CREATE
+ * DATABASE ... TEMPLATE).  PostgreSQL itself waits up to five seconds
+ * only for autovacuum workers, and ours would otherwise stay until its
+ * idle timeout.  A worker the launcher had started before the hold
+ * refuses to attach (blinkam_worker_attach); one blocked in its
+ * connection on the command's lock on the database is not counted by
+ * PostgreSQL.  With dropped (DROP DATABASE, from the object access hook,
+ * which runs with the database already locked): its requests go too, and
+ * so does its entry when the hold ends.  Waits with no lock held.
+ *
+ * The hold is counted in the database's entry, made here if the database
+ * has none (an idle database), and ended by pool_ProcessUtility when the
+ * command is over (blinkam_unhold_database): so work that arrives during
+ * the command (a refill, returns, a new launcher's repair request) finds
+ * it held, a worker's detach keeps the entry (free_idle_entry), a worker
+ * connected but not attached when DROP DATABASE came is refused, and the
+ * end of one command leaves another's hold in place.  Until 2026-11-27
+ * the hold was a time in the entry alone: none was recorded for a
+ * database without an entry, DROP DATABASE freed the entry with its hold,
+ * so did an idle worker's detach, and the end of any command cleared
+ * every hold on the database; a worker could then attach during the
+ * command, which failed ("source database ... is being accessed by other
+ * users").  With every entry taken (BLINKAM_MAX_DB_REQUESTS databases
+ * with work or workers), no hold is recorded: the command may then meet a
+ * worker that attached meanwhile.
  */
 #define RELEASE_WAIT_MS		5000
 
@@ -1221,28 +1267,44 @@ void
 blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 {
 	TimestampTz start = GetCurrentTimestamp();
+	TimestampTz until = TimestampTzPlusMilliseconds(start, hold_ms);
 
+	/* one command at a time: a hold left over would never end */
+	if (OidIsValid(held_database))
+		blinkam_unhold_database();
 	for (;;)
 	{
 		bool		gone = true;
 
 		LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 		{
-			BlinkDbRequest *r = db_request(dbid, false);
+			BlinkDbRequest *r = db_request(dbid, !OidIsValid(held_database));
 
+			if (r && !OidIsValid(held_database))
+			{
+				/* a lapsed hold's holders are gone (entry_held) */
+				if (!entry_held(r, start))
+				{
+					r->holders = 0;
+					r->dropped = false;
+				}
+				r->holders++;
+				r->held_until = Max(r->held_until, until);
+				held_database = dbid;
+			}
 			if (r)
 			{
-				r->held_until = TimestampTzPlusMilliseconds(start, hold_ms);
 				if (dropped)
+				{
+					r->dropped = true;
 					r->repair = r->returns = false;
+				}
 				if (r->worker_pid != 0)
 				{
 					gone = false;
 					r->leave = true;
 					SetLatch(r->worker_latch);
 				}
-				else if (dropped)
-					r->dbid = InvalidOid;
 			}
 		}
 		LWLockRelease(Pools->lock);
@@ -1257,20 +1319,36 @@ blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 }
 
 /*
- * The command that held dbid is over: workers may come back, and an entry
- * that only the hold kept goes.
+ * The command that held a database (blinkam_release_database) is over:
+ * once no other command holds it, workers may come back, and an entry
+ * that only the hold kept goes -- a dropped database's at once, work or
+ * no work (the drop cleared it; a worker still starting for it fails to
+ * connect and finds no entry to count a failure in).  A DROP DATABASE that
+ * failed (another session connected) has cleared the database's requests
+ * all the same; a later request makes a new entry.
  */
 void
-blinkam_unhold_database(Oid dbid)
+blinkam_unhold_database(void)
 {
+	Oid			dbid = held_database;
+
+	if (!OidIsValid(dbid))
+		return;
+	held_database = InvalidOid;
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
 		BlinkDbRequest *r = db_request(dbid, false);
 
-		if (r)
+		if (r && r->holders > 0 && --r->holders == 0)
 		{
 			r->held_until = 0;
-			free_idle_entry(r);
+			if (r->dropped && r->worker_pid == 0)
+				r->dbid = InvalidOid;
+			else
+			{
+				r->dropped = false;
+				free_idle_entry(r);
+			}
 		}
 	}
 	LWLockRelease(Pools->lock);

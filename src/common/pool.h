@@ -49,6 +49,6 @@ extern bool blinkam_worker_take_repair(void);
 extern bool blinkam_worker_should_leave(void);
 extern void blinkam_worker_detach(void);
 extern void blinkam_release_database(Oid dbid, int hold_ms, bool dropped);
-extern void blinkam_unhold_database(Oid dbid);
+extern void blinkam_unhold_database(void);
 
 #endif							/* BLINKAM_POOL_H */
