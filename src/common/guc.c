@@ -117,6 +117,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"csn_entry_busy", BLINKAM_PAUSE_CSN_ENTRY_BUSY, false},
 	{"batch_sleep_start", BLINKAM_PAUSE_BATCH_SLEEP_START, false},
 	{"batch_futex_asleep", BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP, false},
+	{"database_held", BLINKAM_PAUSE_DATABASE_HELD, false},
 	{NULL, 0, false}
 };
 

@@ -93,6 +93,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
@@ -182,8 +183,12 @@ typedef struct BlinkPoolShared
 
 static BlinkPoolShared *Pools = NULL;
 
-/* how long a command that needs a database to itself keeps workers away */
-#define BLINKAM_HOLD_MS		10000
+/*
+ * When the hold of a command that needs a database to itself lapses if the
+ * command has not ended it: a safety net only, since the command's end and
+ * its backend's exit both end it (blinkam_release_database).
+ */
+#define BLINKAM_HOLD_MS		60000
 
 /* This worker's database entry while it is attached (it stays ours). */
 static BlinkDbRequest *attached_entry = NULL;
@@ -318,9 +323,9 @@ refill_pending(Oid dbid)
 
 /*
  * Does a command hold r's database (the pools lock held)?  A hold lapses
- * at held_until even with holders left: theirs are commands whose backend
- * died before it let go (a FATAL error, a crash of the backend alone is a
- * server restart), or that run longer than their hold.
+ * at held_until even with holders left, which only a command running that
+ * long has (a holder's end and its backend's exit both let go, and a
+ * backend's crash restarts the server).
  */
 static bool
 entry_held(BlinkDbRequest *r, TimestampTz now)
@@ -893,6 +898,8 @@ pool_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		blinkam_release_database(dbid, BLINKAM_HOLD_MS, false);
 	PG_TRY();
 	{
+		if (OidIsValid(dbid))
+			blinkam_debug_pause(BLINKAM_PAUSE_DATABASE_HELD);
 		(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
 			(pstmt, queryString, readOnlyTree, context, params, queryEnv,
 			 dest, qc);
@@ -1259,19 +1266,34 @@ blinkam_worker_detach(void)
  * command, which failed ("source database ... is being accessed by other
  * users").  With every entry taken (BLINKAM_MAX_DB_REQUESTS databases
  * with work or workers), no hold is recorded: the command may then meet a
- * worker that attached meanwhile.
+ * worker that attached meanwhile.  A backend that exits holding a database
+ * (a FATAL error in its command) lets go in its exit callback; until
+ * 2026-11-27 such a hold stayed until it lapsed.
  */
 #define RELEASE_WAIT_MS		5000
+
+/* The backend exits (a FATAL error in its command): its hold ends. */
+static void
+unhold_at_exit(int code, Datum arg)
+{
+	blinkam_unhold_database();
+}
 
 void
 blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 {
 	TimestampTz start = GetCurrentTimestamp();
 	TimestampTz until = TimestampTzPlusMilliseconds(start, hold_ms);
+	static bool exit_callback = false;
 
 	/* one command at a time: a hold left over would never end */
 	if (OidIsValid(held_database))
 		blinkam_unhold_database();
+	if (!exit_callback)
+	{
+		before_shmem_exit(unhold_at_exit, (Datum) 0);
+		exit_callback = true;
+	}
 	for (;;)
 	{
 		bool		gone = true;

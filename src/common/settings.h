@@ -119,9 +119,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_SLEEP_START,	/* a batch waiter found its slot
 										 * unanswered and is about to sleep
 										 * (waits by polling, latch untouched) */
-	BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP	/* a futex sleeper has raised
+	BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP,	/* a futex sleeper has raised
 										 * "asleep", before FUTEX_WAIT (the
 										 * same) */
+	BLINKAM_PAUSE_DATABASE_HELD /* a command that needs a database to
+								 * itself holds it (workers gone and kept
+								 * off), before PostgreSQL runs it */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
