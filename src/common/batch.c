@@ -960,7 +960,21 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	Assert(n > 0);
 	if (where)
 		*where = BufferGetBlockNumber(*bufp);
-	if (!blinkam_batch_inserts || MyProc == NULL ||
+
+	/*
+	 * A SERIALIZABLE transaction never publishes: its insert must check for
+	 * readers' predicate locks on the page while it holds the page until
+	 * its tuples are on it, as nbtree's and heap's inserts do.  A holder
+	 * puts a waiter's tuples in under the holder's transaction, so the
+	 * waiter could check only before publishing (a scan could then read the
+	 * page before the tuples reach it, and neither would see the other) or
+	 * after they landed, and a check made late misses a reader that
+	 * committed and was summarized by PostgreSQL meanwhile
+	 * (SummarizeOldestCommittedSxact: a summarized transaction's SIREAD
+	 * locks no longer flag a conflict for a later writer).  So it waits for
+	 * the page lock, as with batching off.
+	 */
+	if (!blinkam_batch_inserts || IsolationIsSerializable() || MyProc == NULL ||
 		blinkam_batch_capacity(sizes, n) < n ||
 		(announced &&
 		 pg_atomic_read_u32(holders_of(rel->rd_node, BufferGetBlockNumber(*bufp))) == 0))

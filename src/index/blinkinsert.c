@@ -85,27 +85,6 @@ static void _blink_newroot(Relation rel, BlinkSplitInfo *info);
 static void _blink_finish_left_sibling(Relation rel, BlinkSplitInfo *info);
 
 /*
- * May an insert that finds its leaf busy publish its tuples for the
- * backend holding it (batch.c), instead of waiting for the lock?  Not in a
- * SERIALIZABLE transaction.  The holder puts a waiter's tuples in under
- * the holder's transaction, so the waiter's check for the leaf's predicate
- * locks could only come after they are in, and a check made late misses
- * what one made at once finds: PostgreSQL summarizes old committed
- * serializable transactions when its table of them fills, and the SIREAD
- * locks of a summarized one no longer flag a conflict for a writer that
- * comes later (CheckTargetForConflictsIn skips them).  A reader that read
- * the leaf, committed and was summarized between the holder's record and
- * our check would never be found.  So a SERIALIZABLE insert locks its
- * leaf and checks before inserting, as nbtree does; for the same reason
- * its entries are not held in a statement buffer (defer.c).
- */
-static inline bool
-_blink_may_publish(void)
-{
-	return blinkam_batch_inserts && !IsolationIsSerializable();
-}
-
-/*
  * The leaf in *bufp is busy: it is pinned, not locked, because another
  * backend holds it.  Publish for that backend (batch.c) as much of
  * itups[0..n-1] as a slot carries (at least the first tuple): a run in key
@@ -205,9 +184,9 @@ _blink_insert_via_batch(Relation rel, Buffer *bufp, IndexTuple *itups, int n,
 		landed[i] = true;
 	/*
 	 * (No SERIALIZABLE check is ours to make: a SERIALIZABLE transaction
-	 * never publishes, see _blink_may_publish.)
+	 * never publishes, see blinkam_batch_wait, and so is never served.)
 	 */
-	Assert(!IsolationIsSerializable());
+	Assert(k == 0 || !IsolationIsSerializable());
 	if (k > 0)
 		blinkam_count(BLINKAM_COUNTER_INSERTS, k);
 	if (k == n)
@@ -317,7 +296,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		key->nextkey = false;
 		{
 			bool		busy = false;
-			bool		batch = _blink_may_publish() &&
+			bool		batch = blinkam_batch_inserts &&
 				checkUnique == UNIQUE_CHECK_YES;
 
 			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL, false);
@@ -409,7 +388,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 * (batch.c); if that one inserts it, we are done without the lock.
 		 */
 		stack = _blink_find_leaf(rel, key, &buf,
-								 _blink_may_publish() ? &busy : NULL, false);
+								 blinkam_batch_inserts ? &busy : NULL, false);
 		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
@@ -1084,7 +1063,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		 * Those it does not take are ours, with the leaf locked.
 		 */
 		stack = _blink_find_leaf(rel, key, &buf,
-								 _blink_may_publish() ? &busy : NULL, true);
+								 blinkam_batch_inserts ? &busy : NULL, true);
 		if (busy)
 		{
 			i += _blink_insert_via_batch(rel, &buf, &itups[i], n - i, &key,

@@ -81,7 +81,7 @@
  * and write skew could commit where btree fails it (a helper's review,
  * reproduced with 400 short serializable transactions between the two).
  * Batch inserts skip SERIALIZABLE transactions for the same reason
- * (blinkinsert.c).
+ * (blinkam_batch_wait).
  *
  * blinkam.defer_inserts = statement also flushes at every statement's end
  * (ExecutorFinish, after its AFTER triggers, and ExecutorEnd) and after

@@ -627,7 +627,7 @@ _bh_insert(Relation rel, HeapTuple tup, CommandId cid, int options,
 
 	/*
 	 * Unless another backend put it on the hot page in its own record
-	 * (never for a SERIALIZABLE transaction: see _bh_hot_insert)...
+	 * (never for a SERIALIZABLE transaction: see blinkam_batch_wait)...
 	 */
 	if (!plain || !_bh_hot_insert(rel, heaptup, &buf, &is_new, &hot))
 	{

@@ -64,8 +64,8 @@
  *    tuple landed, leaving a window in which a sequential scan could
  *    begin and read the page without the tuple (before), or commit and
  *    be summarized by PostgreSQL, its lock no longer found (after).  A
- *    SERIALIZABLE insert waits for the page lock instead, and checks
- *    under it (_bh_insert);
+ *    SERIALIZABLE insert waits for the page lock instead
+ *    (blinkam_batch_wait declines), and checks under it (_bh_insert);
  *  - the holder's hint bit stamping (_bh_stamp_xmins) runs before the
  *    waiters' tuples go in, and a waiter's xid is running, so it could not
  *    be stamped anyway.
@@ -383,11 +383,7 @@ _bh_hot_insert(Relation rel, HeapTuple tup, Buffer *bufp, bool *is_new,
 			return false;
 
 		buf = ReadBuffer(rel, blkno);
-		if (ConditionalLockBuffer(buf))
-			;					/* ours */
-		else if (IsolationIsSerializable())
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE); /* never publish: above */
-		else
+		if (!ConditionalLockBuffer(buf))
 		{
 			const void *payload = tup->t_data;
 			Size		size = tup->t_len;
