@@ -68,6 +68,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/pmsignal.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
@@ -423,6 +424,8 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 							 blinkam_repair_delay, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
 		}
+		else if (!PostmasterIsAlive())
+			proc_exit(1);		/* what WL_EXIT_ON_PM_DEATH does above */
 		CHECK_FOR_INTERRUPTS();
 		worker_reload_config();
 	}
