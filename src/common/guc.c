@@ -118,6 +118,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_sleep_start", BLINKAM_PAUSE_BATCH_SLEEP_START, false},
 	{"batch_futex_asleep", BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP, false},
 	{"database_held", BLINKAM_PAUSE_DATABASE_HELD, false},
+	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{NULL, 0, false}
 };
 

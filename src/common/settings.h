@@ -122,9 +122,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP,	/* a futex sleeper has raised
 										 * "asleep", before FUTEX_WAIT (the
 										 * same) */
-	BLINKAM_PAUSE_DATABASE_HELD /* a command that needs a database to
-								 * itself holds it (workers gone and kept
-								 * off), before PostgreSQL runs it */
+	BLINKAM_PAUSE_DATABASE_HELD,	/* a command that needs a database to
+									 * itself holds it (workers gone and
+									 * kept off), before PostgreSQL runs it */
+	BLINKAM_PAUSE_MULTI_INSERT_CHECKED	/* a blinkheap multi-insert (COPY)
+										 * has made its first SERIALIZABLE
+										 * check, no page locked yet */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -64,6 +64,7 @@
 
 #include "common/counters.h"
 #include "common/gxlog.h"
+#include "common/settings.h"
 #include "table/blinkheap.h"
 
 /*
@@ -802,6 +803,7 @@ blinkheap_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 		_bh_check_tuple_size(rel, tuples[i]->t_len);
 	}
 	CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber);
+	blinkam_debug_pause(BLINKAM_PAUSE_MULTI_INSERT_CHECKED);
 
 	while (done < nslots)
 	{
