@@ -110,4 +110,35 @@ SELECT count(*) AS pools_before_drop FROM blinkam_pools() WHERE relfilenode = :n
 DROP TABLE pb, ph;
 -- DROP frees the pool
 SELECT count(*) AS pools_after_drop FROM blinkam_pools() WHERE relfilenode = :new_node;
+
+-- The planner's row estimate scales the rows per page ANALYZE saw by the
+-- pages in use, not by the file's size: the pool's zero pages hold no
+-- rows.  pe is analyzed before its pool exists, then grows past the size
+-- where inserts ask for one; once the pool is filled the file has
+-- nearly twice the pages in use, and heap's rule (the density times the
+-- file's pages) estimated nearly twice the rows.  Analyzed again while
+-- the pool is full (relpages then counts its pages), the estimate is not
+-- halved either.
+CREATE FUNCTION estimated_rows(query text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+	RETURN (plan->0->'Plan'->>'Plan Rows')::float8;
+END $$;
+CREATE TABLE pe (id int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
+INSERT INTO pe SELECT i, repeat('e', 200) FROM generate_series(1, 400) i;
+SELECT pg_relation_size('pe') / 8192 < 2 * current_setting('blinkam.pool_leaf_low')::int
+	AS no_pool_yet;
+ANALYZE pe;
+INSERT INTO pe SELECT i, repeat('e', 200) FROM generate_series(401, 700) i;
+SELECT pool_pages('pe') > 0 AS pool_filled;
+SELECT estimated_rows('SELECT * FROM pe') BETWEEN 0.8 * 700 AND 1.2 * 700
+	AS estimate_near_700;
+ANALYZE pe;
+SELECT leaf_pages > 0 AS pool_still_held FROM blinkam_pools() WHERE index = 'pe'::regclass;
+SELECT estimated_rows('SELECT * FROM pe') BETWEEN 0.8 * 700 AND 1.2 * 700
+	AS estimate_still_near_700;
+SELECT blinkheap_check('pe');
+DROP TABLE pe;
+DROP FUNCTION estimated_rows(text);
 DROP FUNCTION pool_pages(regclass);

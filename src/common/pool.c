@@ -479,6 +479,32 @@ slot_is(int i, RelFileNode node)
 }
 
 /*
+ * How many pages rel's pool holds now: zero pages of its file that nothing
+ * uses yet (0 if it has no slot).  For the planner's row estimate of a
+ * blinkheap table (blinkheap_relation_estimate_size); the figure may be
+ * stale by the time the caller reads it, which an estimate can bear.
+ */
+int
+blinkam_pool_held(Relation rel)
+{
+	int			n = 0;
+
+	if (Pools->nslots == 0 || rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		return 0;
+	LWLockAcquire(Pools->lock, LW_SHARED);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		if (slot_is(i, rel->rd_node))
+		{
+			n = Pools->slots[i].n[0] + Pools->slots[i].n[1];
+			break;
+		}
+	}
+	LWLockRelease(Pools->lock);
+	return n;
+}
+
+/*
  * Take a preallocated block for a split of rel (a leaf page if leaf), or
  * return InvalidBlockNumber if the pool has none.  Asks for a refill when
  * the pool is low.  The caller has asked blinkam_pool_serves first, and

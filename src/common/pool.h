@@ -27,6 +27,7 @@ extern void blinkam_pool_init(void);
 extern bool blinkam_pool_applies(Relation rel);
 extern bool blinkam_pool_serves(Relation rel);
 extern BlockNumber blinkam_pool_take(Relation rel, bool leaf);
+extern int	blinkam_pool_held(Relation rel);
 
 /* for the workers */
 extern bool blinkam_pool_next_refill(Oid *relid, RelFileNode *node,
