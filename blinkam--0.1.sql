@@ -852,13 +852,14 @@ CREATE FUNCTION blinkam_pools(
 	OUT database oid, OUT index regclass, OUT relfilenode oid,
 	OUT leaf_pages integer, OUT internal_pages integer,
 	OUT leaf_low integer, OUT leaf_high integer,
-	OUT internal_low integer, OUT internal_high integer)
+	OUT internal_low integer, OUT internal_high integer,
+	OUT next_leaf bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'blinkam_pools'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION blinkam_pools() IS
-'the page pools of blink indexes: pages held and watermarks, per index';
+'the page pools of blink indexes and blinkheap tables: pages held, watermarks and the next leaf page handed out, per relation';
 
 -- ---------------------------------------------------------------------
 -- The blinkheap table access method

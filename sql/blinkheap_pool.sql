@@ -68,6 +68,13 @@ DROP TABLE pl, plh;
 INSERT INTO pb SELECT i, repeat('x', 200) FROM generate_series(1, 2000) i;
 INSERT INTO ph SELECT * FROM pb;
 SELECT pool_pages('pb') > 0 AS pool_filled;
+-- the next page a take hands out is the lowest the pool holds, so pages
+-- fill in the order of the file: of leaf_pages distinct blocks below the
+-- file's end, the lowest is at most nblocks - leaf_pages (a pool that
+-- handed out the block added last named the file's last block here)
+SELECT next_leaf <= pg_relation_size('pb') / 8192 - leaf_pages AS lowest_first,
+	   leaf_pages >= 2 AS several
+  FROM blinkam_pools() WHERE index = 'pb'::regclass;
 -- a table's pool holds data pages only
 SELECT internal_pages, internal_low > 0 AS has_watermark FROM blinkam_pools() WHERE index = 'pb'::regclass;
 

@@ -727,7 +727,24 @@ blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 					dup = slot_blocks(i, k)[j] == blocks[b];
 			if (!dup && s->n[kind] < Pools->capacity)
 			{
-				slot_blocks(i, kind)[s->n[kind]++] = blocks[b];
+				BlockNumber *held = slot_blocks(i, kind);
+				int			j = s->n[kind];
+
+				/*
+				 * Held in descending order, so that a take (from the end)
+				 * hands out the lowest block first: pages then fill in the
+				 * order of the file, as heap's and btree's do -- one
+				 * session's rows come back from a sequential scan in the
+				 * order it wrote them, and an index's new leaves follow
+				 * its keys on disk.
+				 */
+				while (j > 0 && held[j - 1] < blocks[b])
+				{
+					held[j] = held[j - 1];
+					j--;
+				}
+				held[j] = blocks[b];
+				s->n[kind]++;
 				s->filled[kind] = true;
 				added++;
 			}
@@ -1413,6 +1430,7 @@ blinkam_pools(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			nslots;
 	BlinkPoolSlot *copy;
+	BlockNumber *next_leaf;
 	int			wm[2][2];
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -1421,14 +1439,19 @@ blinkam_pools(PG_FUNCTION_ARGS)
 	nslots = Pools->nslots;
 	copy = palloc(sizeof(BlinkPoolSlot) * Max(nslots, 1));
 	memcpy(copy, Pools->slots, sizeof(BlinkPoolSlot) * nslots);
+	/* the leaf page each pool's next take hands out (blinkam_pool_add) */
+	next_leaf = palloc(sizeof(BlockNumber) * Max(nslots, 1));
+	for (int i = 0; i < nslots; i++)
+		next_leaf[i] = copy[i].n[0] > 0 ?
+			slot_blocks(i, 0)[copy[i].n[0] - 1] : InvalidBlockNumber;
 	watermarks(0, &wm[0][0], &wm[0][1]);
 	watermarks(1, &wm[1][0], &wm[1][1]);
 	LWLockRelease(Pools->lock);
 
 	for (int i = 0; i < nslots; i++)
 	{
-		Datum		values[9];
-		bool		nulls[9] = {false};
+		Datum		values[10];
+		bool		nulls[10] = {false};
 		BlinkPoolSlot *s = &copy[i];
 
 		if (s->dbid == InvalidOid)
@@ -1444,6 +1467,8 @@ blinkam_pools(PG_FUNCTION_ARGS)
 		values[6] = Int32GetDatum(wm[0][1]);
 		values[7] = Int32GetDatum(wm[1][0]);
 		values[8] = Int32GetDatum(wm[1][1]);
+		values[9] = Int64GetDatum((int64) next_leaf[i]);
+		nulls[9] = next_leaf[i] == InvalidBlockNumber;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
