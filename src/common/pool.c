@@ -68,7 +68,8 @@
  * the least recently used one is recycled, its pages returned as above.
  *
  * Database requests: the table also holds, per database, whether a repair
- * sweep of its blink indexes is due, which worker (if any) serves it, and
+ * sweep of its blink indexes is due or unfinished and where it stands (see
+ * "Repair sweeps"), which worker (if any) serves it, and
  * until when none may start (a command's hold, or a backoff after workers
  * that could not connect).
  *
@@ -117,7 +118,10 @@ PG_FUNCTION_INFO_V1(blinkam_pools);
 typedef struct BlinkDbRequest
 {
 	Oid			dbid;			/* InvalidOid: free entry */
-	bool		repair;			/* a repair sweep is due */
+	bool		repair;			/* a repair sweep is due or unfinished (see
+								 * "Repair sweeps") ... */
+	uint32		sweep_id;		/* ... which request it is ... */
+	BlinkamSweepPosition sweep; /* ... and where it stands */
 	bool		returns;		/* pages of recycled pool slots wait in the
 								 * return queue */
 	uint32		starting;		/* the ticket of the worker the launcher
@@ -175,6 +179,7 @@ typedef struct BlinkPoolShared
 	int			nqueued;		/* of them, those in use (dbid set) */
 	uint64		tick;
 	uint32		last_ticket;	/* the last worker start's ticket */
+	uint32		last_sweep_id;	/* the last repair request's sweep_id */
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
 	/* then BlockNumber blocks[nslots][2][capacity] */
@@ -192,6 +197,9 @@ static BlinkPoolShared *Pools = NULL;
 
 /* This worker's database entry while it is attached (it stays ours). */
 static BlinkDbRequest *attached_entry = NULL;
+
+/* The sweep request this worker serves (blinkam_worker_sweep_due), or 0. */
+static uint32 my_sweep_id = 0;
 
 /*
  * The database this backend's command holds (blinkam_release_database),
@@ -250,6 +258,8 @@ pool_shmem_init(void)
 		Pools->nreturns = pool_nreturns();
 		Pools->nqueued = 0;
 		Pools->tick = 0;
+		Pools->last_ticket = 0;
+		Pools->last_sweep_id = 0;
 		memset(Pools->dbs, 0, sizeof(Pools->dbs));
 		for (int i = 0; i < Pools->nslots; i++)
 			Pools->slots[i].dbid = InvalidOid;
@@ -335,7 +345,8 @@ entry_held(BlinkDbRequest *r, TimestampTz now)
 
 /*
  * Free the entry r (the pools lock held exclusively) if nothing is asked
- * of its database, no worker serves it or is starting, and no command
+ * of its database (a sweep left unfinished is still asked: "Repair
+ * sweeps"), no worker serves it or is starting, and no command
  * holds it: entries are few (BLINKAM_MAX_DB_REQUESTS), and a database
  * dropped, or merely idle, must not keep one from the others.  A held
  * entry stays, idle or not, so that its hold outlives a worker's detach:
@@ -976,6 +987,45 @@ blinkam_pool_init(void)
  */
 
 /*
+ * Repair sweeps.  A database's repair sweep (worker.c) is asked for by
+ * the launcher at its start (blinkam_request_repair), and the request
+ * stays in the database's entry, with the sweep's position, until the
+ * sweep is complete: a worker records where it stands after each slice
+ * (blinkam_worker_sweep_at) and clears the request only at the end
+ * (blinkam_worker_sweep_done).  A worker that dies on the way -- an ERROR
+ * in a slice (a lock timeout, a cancel, a full disk), or in a refill
+ * served between two slices, pg_terminate_backend -- detaches with the
+ * request still set; the entry, not idle, stays (free_idle_entry); the
+ * launcher, woken by the detach, starts another worker, which resumes
+ * the sweep where it stood.  So does the next worker after one that left
+ * on purpose (blinkam_release_database for RENAME, SET TABLESPACE, CREATE
+ * DATABASE ... TEMPLATE: the hold keeps workers off until the command is
+ * over).  DROP DATABASE clears the request with the others: the database
+ * is going, and its entry goes when the hold ends, sweep or no sweep (a
+ * DROP DATABASE that failed has cleared it all the same; the start-up
+ * sweep is a convenience, see worker.c).  Until 2026-11-28 a worker took
+ * the request when it attached, and a sweep cut short by its worker's
+ * death or departure was never done.
+ *
+ * A worker that dies while it is sweeping (not in a pause between slices,
+ * where it serves the pools) counts a death at the position it died at
+ * (blinkam_worker_detach); a position recorded further on counts from
+ * zero.  After BLINKAM_SWEEP_MAX_DEATHS deaths at the same position the
+ * next worker skips that relation (worker.c logs it): a relation whose
+ * slice kills every worker (a lock it cannot get, an error it cannot
+ * avoid) must not hold up the sweep of the others, nor start workers
+ * forever.
+ *
+ * A request made while a sweep is unfinished joins it instead of
+ * starting it over: requests come from a launcher's start, and one that
+ * does not follow a crash restart (which resets shared memory, positions
+ * included) asks for a sweep after no crash; the one under way is for
+ * the last crash.  Each new request gets a new sweep_id, so that a worker
+ * still sweeping for an older one (the request cleared by DROP DATABASE,
+ * then made again) records nothing into it.
+ */
+
+/*
  * Ask for a repair sweep of a database's blink indexes.  Returns false if
  * no entry was free for it (the launcher asks again later).
  */
@@ -986,8 +1036,17 @@ blinkam_request_repair(Oid dbid)
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	r = db_request(dbid, true);
-	if (r)
+	if (r && !r->repair)
+	{
 		r->repair = true;
+		if (++Pools->last_sweep_id == 0)
+			Pools->last_sweep_id = 1;	/* 0 is none */
+		r->sweep_id = Pools->last_sweep_id;
+		r->sweep.pass = BLINKAM_SWEEP_NEW;
+		r->sweep.relid = InvalidOid;
+		r->sweep.block = 0;
+		r->sweep.deaths = 0;
+	}
 	LWLockRelease(Pools->lock);
 	return r != NULL;
 }
@@ -1174,11 +1233,11 @@ blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran, int *in_a_row)
 /*
  * A worker, started with ticket, attaches to its database's entry.
  * Returns false if another worker already serves the database, or a
- * command holds it.  *repair is set and cleared if a repair sweep was
- * requested.
+ * command holds it.  A repair sweep due stays in the entry: the worker
+ * asks for it (blinkam_worker_sweep_due).
  */
 bool
-blinkam_worker_attach(uint32 ticket, bool *repair)
+blinkam_worker_attach(uint32 ticket)
 {
 	bool		ok = true;
 	TimestampTz now = GetCurrentTimestamp();
@@ -1214,8 +1273,6 @@ blinkam_worker_attach(uint32 ticket, bool *repair)
 			r->dropped = false; /* a lapsed hold's */
 			r->failures = 0;
 			r->retry_at = 0;
-			*repair = r->repair;
-			r->repair = false;
 			attached_entry = r;
 		}
 	}
@@ -1234,29 +1291,95 @@ blinkam_worker_should_leave(void)
 	return attached_entry != NULL && ((volatile BlinkDbRequest *) attached_entry)->leave;
 }
 
-/* Take a repair request made while the worker runs. */
+/*
+ * Is a repair sweep due in this worker's database (see "Repair sweeps")?
+ * If so, *pos says where it stands (BLINKAM_SWEEP_NEW: not begun), and
+ * the worker serves that request from now on.
+ */
 bool
-blinkam_worker_take_repair(void)
+blinkam_worker_sweep_due(BlinkamSweepPosition *pos)
 {
-	bool		repair = false;
+	bool		due = false;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	{
-		BlinkDbRequest *r = db_request(MyDatabaseId, false);
+		BlinkDbRequest *r = attached_entry;
 
 		if (r && r->repair)
 		{
-			repair = true;
-			r->repair = false;
+			due = true;
+			*pos = r->sweep;
+			my_sweep_id = r->sweep_id;
 		}
 	}
 	LWLockRelease(Pools->lock);
-	return repair;
+	return due;
 }
 
-/* The worker leaves (exit callback). */
+/*
+ * Is r's sweep the one this worker serves (the pools lock held)?  Not if
+ * its request was cleared (DROP DATABASE), or cleared and made again.
+ */
+static bool
+my_sweep(BlinkDbRequest *r)
+{
+	return r != NULL && r->repair && my_sweep_id != 0 &&
+		r->sweep_id == my_sweep_id;
+}
+
+/*
+ * The sweep this worker serves stands at (pass, relid, block): what comes
+ * before is done.  A position that moves counts its deaths from zero.
+ */
 void
-blinkam_worker_detach(void)
+blinkam_worker_sweep_at(BlinkamSweepPass pass, Oid relid, BlockNumber block)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = attached_entry;
+
+		if (my_sweep(r) &&
+			(r->sweep.pass != pass || r->sweep.relid != relid ||
+			 r->sweep.block != block))
+		{
+			r->sweep.pass = pass;
+			r->sweep.relid = relid;
+			r->sweep.block = block;
+			r->sweep.deaths = 0;
+		}
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/* The sweep this worker serves is complete: its request goes. */
+void
+blinkam_worker_sweep_done(void)
+{
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	{
+		BlinkDbRequest *r = attached_entry;
+
+		if (my_sweep(r))
+		{
+			r->repair = false;
+			r->sweep.pass = BLINKAM_SWEEP_NEW;
+			r->sweep.relid = InvalidOid;
+			r->sweep.block = 0;
+			r->sweep.deaths = 0;
+		}
+		my_sweep_id = 0;
+	}
+	LWLockRelease(Pools->lock);
+}
+
+/*
+ * The worker leaves (exit callback); died_sweeping: it is exiting on an
+ * error (or pg_terminate_backend) while sweeping, which counts a death at
+ * the sweep's position (see "Repair sweeps").  A sweep it left unfinished
+ * stays requested, and the launcher, woken here, starts another worker.
+ */
+void
+blinkam_worker_detach(bool died_sweeping)
 {
 	if (Pools == NULL)
 		return;
@@ -1268,6 +1391,9 @@ blinkam_worker_detach(void)
 		{
 			/* no worker starts while one is attached */
 			Assert(r->starting == 0);
+			if (died_sweeping && my_sweep(r))
+				r->sweep.deaths++;
+			my_sweep_id = 0;
 			r->worker_pid = 0;
 			r->worker_latch = NULL;
 			r->leave = false;
@@ -1361,8 +1487,11 @@ blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 			{
 				if (dropped)
 				{
+					/* and an unfinished sweep's position with them */
 					r->dropped = true;
 					r->repair = r->returns = false;
+					r->sweep.pass = BLINKAM_SWEEP_NEW;
+					r->sweep.deaths = 0;
 				}
 				if (r->worker_pid != 0)
 				{

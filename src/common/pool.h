@@ -45,10 +45,39 @@ extern int	blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets,
 											  int max);
 extern int	blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran,
 										int *in_a_row);
-extern bool blinkam_worker_attach(uint32 ticket, bool *repair);
-extern bool blinkam_worker_take_repair(void);
+extern bool blinkam_worker_attach(uint32 ticket);
 extern bool blinkam_worker_should_leave(void);
-extern void blinkam_worker_detach(void);
+extern void blinkam_worker_detach(bool died_sweeping);
+
+/*
+ * Where a database's repair sweep stands (pool.c, "Repair sweeps").  It is
+ * kept in the database's request entry until the sweep is complete, so
+ * that the next worker resumes it if this one dies.
+ */
+typedef enum BlinkamSweepPass
+{
+	BLINKAM_SWEEP_NEW,			/* requested, not begun: both passes */
+	BLINKAM_SWEEP_BUFFERED,		/* in the pass over buffered pages */
+	BLINKAM_SWEEP_FULL			/* in the full sweep, at relid, block */
+} BlinkamSweepPass;
+
+typedef struct BlinkamSweepPosition
+{
+	BlinkamSweepPass pass;
+	Oid			relid;			/* FULL: relations of a lower oid are done, */
+	BlockNumber block;			/* and relid's blocks below block
+								 * (InvalidBlockNumber: all of it) */
+	int			deaths;			/* workers that died in a row sweeping at
+								 * this position */
+} BlinkamSweepPosition;
+
+/* deaths at one position after which the next worker skips its relation */
+#define BLINKAM_SWEEP_MAX_DEATHS	3
+
+extern bool blinkam_worker_sweep_due(BlinkamSweepPosition *pos);
+extern void blinkam_worker_sweep_at(BlinkamSweepPass pass, Oid relid,
+									BlockNumber block);
+extern void blinkam_worker_sweep_done(void);
 extern void blinkam_release_database(Oid dbid, int hold_ms, bool dropped);
 extern void blinkam_unhold_database(void);
 

@@ -58,6 +58,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -94,6 +95,12 @@ static int	nkinds = 0;
 
 /* Memory that outlives the transactions of one round of work. */
 static MemoryContext WorkerContext = NULL;
+
+/*
+ * The worker is sweeping, outside the pauses between slices: dying now
+ * counts against the sweep's position (pool.c, "Repair sweeps").
+ */
+static bool sweep_working = false;
 
 /* From _PG_init: the workers will serve relations of this kind. */
 void
@@ -338,10 +345,15 @@ worker_reload_config(void)
  * left, and a relation growing faster than the sweep would never be done.
  */
 static void
-worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
+worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks,
+					   BlockNumber start)
 {
 	BlockNumber end = InvalidBlockNumber;	/* set by the first slice */
 	BlockNumber next = 0;		/* the position the next slice starts at */
+
+	/* the full sweep records where it stands (pool.c, "Repair sweeps") */
+	if (blocks == NULL)
+		blinkam_worker_sweep_at(BLINKAM_SWEEP_FULL, relid, start);
 
 	for (;;)
 	{
@@ -364,7 +376,7 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 		if (end == InvalidBlockNumber)
 		{
 			end = blocks ? (BlockNumber) nblocks : nrel;
-			next = blocks ? 0 : kind->first_block;
+			next = blocks ? 0 : Max(kind->first_block, start);
 		}
 		stop = Min(end, (next / REPAIR_BATCH + 1) * REPAIR_BATCH);
 		if (blocks)
@@ -407,11 +419,19 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 		}
 		relation_close(rel, RowExclusiveLock);
 		CommitTransactionCommand();
+		/* what this slice did is done, whatever happens to this worker */
+		if (blocks == NULL)
+			blinkam_worker_sweep_at(BLINKAM_SWEEP_FULL, relid,
+									next >= end ? InvalidBlockNumber : next);
 
 		if (next >= end || blinkam_worker_should_leave())
 			return;
 
-		/* the pause: no transaction, no lock */
+		/*
+		 * The pause: no transaction, no lock.  A death here is no fault of
+		 * the sweep's position (the next slice has not begun).
+		 */
+		sweep_working = false;
 		if (blinkam_repair_delay > 0)
 		{
 			if (blocks)
@@ -428,6 +448,7 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks)
 			proc_exit(1);		/* what WL_EXIT_ON_PM_DEATH does above */
 		CHECK_FOR_INTERRUPTS();
 		worker_reload_config();
+		sweep_working = true;
 	}
 }
 
@@ -530,7 +551,7 @@ worker_repair_buffered(void)
 		if (OidIsValid(relid) && worker_serves_relid(relid))
 		{
 			CommitTransactionCommand();
-			worker_repair_relation(relid, blocks, nb);
+			worker_repair_relation(relid, blocks, nb, 0);
 			StartTransactionCommand();
 		}
 		i = j;
@@ -540,9 +561,17 @@ worker_repair_buffered(void)
 	pfree(list);
 }
 
-/* Pass 2: every relation of a registered kind, block by block. */
-static void
-worker_repair_sweep(void)
+/*
+ * Pass 2: every relation of a registered kind, block by block, in the
+ * order of their oids, from the position pos (pool.c, "Repair sweeps"):
+ * relations of a lower oid are done, and so are pos->relid's blocks
+ * below pos->block (InvalidBlockNumber: all of them).  A relation at
+ * whose position BLINKAM_SWEEP_MAX_DEATHS workers died in a row is
+ * skipped, and said so in the log.  Returns false if it stopped because
+ * the worker is asked to leave.
+ */
+static bool
+worker_repair_sweep(BlinkamSweepPosition *pos, bool resumed)
 {
 	List	   *relids = NIL;
 	Relation	classrel;
@@ -551,6 +580,38 @@ worker_repair_sweep(void)
 	ListCell   *lc;
 
 	StartTransactionCommand();
+	if (resumed)
+		ereport(LOG,
+				(errmsg("blinkam worker resumes the repair sweep of database \"%s\"",
+						get_database_name(MyDatabaseId)),
+				 !OidIsValid(pos->relid) ?
+				 errdetail("It goes on from its first relation.") :
+				 pos->block == InvalidBlockNumber ?
+				 errdetail("It goes on after relation %u.", pos->relid) :
+				 errdetail("It goes on from block %u of relation %u.",
+						   pos->block, pos->relid)));
+	if (pos->deaths >= BLINKAM_SWEEP_MAX_DEATHS)
+	{
+		if (!OidIsValid(pos->relid) || pos->block == InvalidBlockNumber)
+		{
+			/* not in a relation: listing them is what fails */
+			ereport(LOG,
+					(errmsg("blinkam worker gives up the repair sweep of database \"%s\"",
+							get_database_name(MyDatabaseId)),
+					 errdetail("%d workers in a row stopped while listing its relations.",
+							   pos->deaths)));
+			CommitTransactionCommand();
+			return true;
+		}
+		ereport(LOG,
+				(errmsg("blinkam worker skips relation %u in the repair sweep of database \"%s\"",
+						pos->relid, get_database_name(MyDatabaseId)),
+				 errdetail("%d workers in a row stopped sweeping it at block %u.",
+						   pos->deaths, pos->block)));
+		pos->block = InvalidBlockNumber;
+		blinkam_worker_sweep_at(BLINKAM_SWEEP_FULL, pos->relid, pos->block);
+	}
+
 	PushActiveSnapshot(GetTransactionSnapshot());
 	classrel = table_open(RelationRelationId, AccessShareLock);
 	scan = table_beginscan_catalog(classrel, 0, NULL);
@@ -570,9 +631,56 @@ worker_repair_sweep(void)
 	table_close(classrel, AccessShareLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	list_sort(relids, list_oid_cmp);
 
 	foreach(lc, relids)
-		worker_repair_relation(lfirst_oid(lc), NULL, 0);
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (blinkam_worker_should_leave())
+			return false;
+		if (relid < pos->relid ||
+			(relid == pos->relid && pos->block == InvalidBlockNumber))
+			continue;			/* done by an earlier worker */
+		worker_repair_relation(relid, NULL, 0,
+							   relid == pos->relid ? pos->block : 0);
+	}
+	return !blinkam_worker_should_leave();
+}
+
+/*
+ * The repair sweep of this database, from where it stands (pos): the pass
+ * over buffered pages if it has not begun, then the full sweep.  A sweep
+ * resumed after a worker that died or left on purpose goes on with the
+ * full sweep, from its position: the full sweep reads every page the
+ * buffered pass would have.  Its request goes when it is complete; a
+ * sweep cut short by a request to leave stays requested, for the next
+ * worker.
+ */
+static void
+worker_repair(BlinkamSweepPosition *pos)
+{
+	bool		resumed = pos->pass != BLINKAM_SWEEP_NEW;
+
+	sweep_working = true;
+	if (pos->pass == BLINKAM_SWEEP_NEW)
+	{
+		blinkam_worker_sweep_at(BLINKAM_SWEEP_BUFFERED, InvalidOid, 0);
+		worker_repair_buffered();
+	}
+	if (pos->pass != BLINKAM_SWEEP_FULL)
+	{
+		pos->relid = InvalidOid;
+		pos->block = 0;
+		pos->deaths = 0;
+	}
+	if (!blinkam_worker_should_leave())
+	{
+		blinkam_worker_sweep_at(BLINKAM_SWEEP_FULL, pos->relid, pos->block);
+		if (worker_repair_sweep(pos, resumed))
+			blinkam_worker_sweep_done();
+	}
+	sweep_working = false;
 }
 
 /* Does this database have any access method the workers serve? */
@@ -590,7 +698,8 @@ worker_database_has_kinds(void)
 static void
 worker_exit_callback(int code, Datum arg)
 {
-	blinkam_worker_detach();
+	/* an exit on an error (FATAL, ERROR) has a non-zero code */
+	blinkam_worker_detach(code != 0 && sweep_working);
 }
 
 void
@@ -598,8 +707,8 @@ blinkam_worker_main(Datum main_arg)
 {
 	Oid			dbid = DatumGetObjectId(main_arg);
 	uint32		ticket;
-	bool		repair = false;
 	TimestampTz last_work;
+	BlinkamSweepPosition pos;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -608,16 +717,18 @@ blinkam_worker_main(Datum main_arg)
 
 	/* the launcher's mark for this start (launcher_dispatch) */
 	memcpy(&ticket, MyBgworkerEntry->bgw_extra, sizeof(uint32));
-	if (!blinkam_worker_attach(ticket, &repair))
+	if (!blinkam_worker_attach(ticket))
 		proc_exit(0);			/* another worker serves this database, or a
 								 * command holds it */
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
 
-	/* A database without blinkam has nothing for us. */
+	/* A database without blinkam has nothing for us: nothing to sweep. */
 	StartTransactionCommand();
 	if (!worker_database_has_kinds())
 	{
 		CommitTransactionCommand();
+		if (blinkam_worker_sweep_due(&pos))
+			blinkam_worker_sweep_done();
 		proc_exit(0);
 	}
 	CommitTransactionCommand();
@@ -639,13 +750,13 @@ blinkam_worker_main(Datum main_arg)
 			break;
 		worker_reload_config();
 
-		if (repair || blinkam_worker_take_repair())
+		if (blinkam_worker_sweep_due(&pos))
 		{
-			repair = false;
-			worker_repair_buffered();
-			worker_repair_sweep();
+			worker_repair(&pos);
 			pgstat_report_activity(STATE_RUNNING, BLINKAM_WORKER_TYPE);
 			worked = true;
+			if (blinkam_worker_should_leave())
+				break;
 		}
 		/*
 		 * Returns before each refill: an index whose old slot was recycled
