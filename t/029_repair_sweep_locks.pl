@@ -7,10 +7,12 @@
 #      every zero page of the index (pool pages left by the crash, all at
 #      its end) is recorded in the free space map and findable there.
 #   B. A sweep held in a pause between slices (an hour's delay):
-#      the worker holds no lock and is in no transaction; TRUNCATE of the
-#      table (which locks the index AccessExclusive) does not wait for the
-#      sweep; a reload (repair_delay 0) wakes the worker, which ends the
-#      sweep of the truncated index; later rows are indexed.
+#      the worker holds no lock and is in no transaction; splits that
+#      ask for a refill get it from the worker in its pause, which goes
+#      on; TRUNCATE of the table (which locks the index AccessExclusive)
+#      does not wait for the sweep; a reload (repair_delay 0) wakes the
+#      worker, which ends the sweep of the truncated index; later rows
+#      are indexed.
 # Every part ends with blink_check(..., true).
 use strict;
 use warnings;
@@ -119,8 +121,9 @@ $node->stop('immediate');
 $node->start;
 
 # The worker's latch is set when it starts (PostgreSQL's
-# SwitchToSharedLatch), so its first pause ends at once and it stands in
-# the second; a pause it stands in lasts until the latch is set again.
+# SwitchToSharedLatch); that wake-up does not end a pause (only a request
+# to leave, or a reload that shortens repair_delay, does), so the sweep
+# stands in its first pause between two slices.
 my $relid = $node->safe_psql('postgres', "SELECT 'a_k'::regclass::oid");
 my $paused = "^blinkam worker: sweep of relation $relid paused before block [0-9]+\$";
 ok($node->poll_query_until('postgres', "SELECT count(*) = 1 $worker
@@ -135,6 +138,29 @@ is($node->safe_psql('postgres', "SELECT xact_start IS NULL $worker"), 't',
 is($node->safe_psql('postgres', "SELECT string_agg(locktype || ' ' || mode, ', ')
 		FROM pg_locks WHERE pid = $pid"),
 	'', 'and holds no lock');
+
+# Splits of a_k draw on its pool (empty since the restart) and ask for a
+# refill, which wakes the worker: it refills the pool in its pause, and
+# the pause goes on.  (Until the sweep was over, a refill used to wait,
+# and the wake-up ended the pause: the sweep went on to its next slice.)
+my $refills = counter('pool_refills');
+my $misses = counter('pool_misses');
+$node->safe_psql('postgres',
+	'INSERT INTO a SELECT g * 2 + 1 FROM generate_series(20001, 40000) g');
+ok($node->poll_query_until('postgres',
+		"SELECT value > $refills FROM blinkam_stats() WHERE name = 'pool_refills'"),
+	'the worker refills a pool while its sweep pauses');
+ok($node->poll_query_until('postgres',
+		"SELECT leaf_pages > 0 FROM blinkam_pools() WHERE index = 'a_k'::regclass"),
+	'the pool of a_k holds pages');
+note('pool refills: ', counter('pool_refills') - $refills,
+	', pool misses: ', counter('pool_misses') - $misses);
+# (the last splits' refill may still be under way)
+ok($node->poll_query_until('postgres', "SELECT xact_start IS NULL $worker
+		AND NOT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $pid)"),
+	'the worker is back in its pause with no transaction and no lock');
+is($node->safe_psql('postgres', "SELECT query $worker"), $where,
+	'the sweep is still in the same pause');
 
 # TRUNCATE locks the index AccessExclusive: it does not wait for the sweep
 # (on a sweep that held its lock through the pause, it would wait the

@@ -13,6 +13,10 @@
 #      one skip that index, with a LOG message, and go on with the next
 #      (its incomplete split is finished); the skipped one's split is left
 #      to writers.
+#   C. Refills between slices: with one pool slot (one job per round), a
+#      wake-up that announced two jobs (a recycled slot's return, and the
+#      refill of the index that took the slot) gets both served in the
+#      sweep's hour-long pause, which goes on.
 # Every part ends with blink_check(..., true).
 use strict;
 use warnings;
@@ -233,6 +237,45 @@ $s->quit;
 is(flagged('a_k'), $flag_a, 'the split in the skipped a_k is left for writers');
 is($node->safe_psql('postgres', "SELECT blink_check('a_k', true)"), '', 'B: blink_check a_k');
 is($node->safe_psql('postgres', "SELECT blink_check('b_k', true)"), '', 'B: blink_check b_k');
+
+# --- C. refills between slices: a round that reached its cap goes on
+
+# One pool slot: a round of the gap serves one job before it looks at the
+# time.  Two indexes that split in turn: the second recycles the first's
+# slot, whose pages go to the return queue, and asks for a refill -- two
+# jobs announced by one wake-up (the recycling take wakes the worker
+# once, and later takes find the refill already asked for).
+$node->safe_psql('postgres', q(
+CREATE TABLE t1 (k int);
+INSERT INTO t1 SELECT g * 2 FROM generate_series(1, 20000) g;
+CREATE INDEX i1 ON t1 USING blink (k) WITH (fillfactor = 100);
+CREATE TABLE t2 (k int);
+INSERT INTO t2 SELECT g * 2 FROM generate_series(1, 20000) g;
+CREATE INDEX i2 ON t2 USING blink (k) WITH (fillfactor = 100);
+));
+$node->append_conf('postgresql.conf', 'blinkam.pool_relations = 1');
+crash_restart();
+($pid1, $p1) = paused_in_a_k(0);
+my $where = $node->safe_psql('postgres', "SELECT query $worker");
+
+# i1's splits get its pool refilled in the pause
+$node->safe_psql('postgres', 'INSERT INTO t1 SELECT g * 2 + 1 FROM generate_series(1, 3000) g');
+ok(wait_for("SELECT coalesce((SELECT leaf_pages > 0 FROM blinkam_pools()
+		WHERE index = 'i1'::regclass), false)", 30),
+	'the worker refills i1\'s pool while its sweep pauses');
+
+# i2's splits take the slot; the worker's wake-up serves the return of
+# i1's pages, reaching the cap, then i2's refill
+$node->safe_psql('postgres', 'INSERT INTO t2 SELECT g * 2 + 1 FROM generate_series(1, 3000) g');
+ok(wait_for("SELECT coalesce((SELECT leaf_pages > 0 FROM blinkam_pools()
+		WHERE index = 'i2'::regclass), false)", 30),
+	'and then i2\'s, the job after the cap');
+ok(counter('pool_pages_returned') > 0, 'i1\'s pages went back to its free space map');
+is($node->safe_psql('postgres', "SELECT query $worker"), $where,
+	'the sweep is still in the same pause');
+is($node->safe_psql('postgres', "SELECT blink_check('i1', true)"), '', 'C: blink_check i1');
+is($node->safe_psql('postgres', "SELECT blink_check('i2', true)"), '', 'C: blink_check i2');
+is($node->safe_psql('postgres', "SELECT blink_check('a_k', true)"), '', 'C: blink_check a_k');
 
 ok(!$node->log_contains('TRAP:|terminated by signal'), 'no crash or assertion');
 $node->stop;

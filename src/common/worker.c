@@ -41,8 +41,10 @@
  * (blinkam.repair_delay) that holds no lock: a command that needs the
  * relation to itself (TRUNCATE, DROP, REINDEX, ALTER) waits for one slice
  * at most, not for the sweep, and so do the writers queued behind it.
- * What happens to a relation between two slices is discussed at
- * worker_repair_relation.
+ * Between slices the worker also serves the refills and returns asked for
+ * meanwhile (worker_repair_gap), so that pools do not stay empty for as
+ * long as a sweep lasts.  What happens to a relation between two slices
+ * is discussed at worker_repair_relation.
  *
  * src/common/worker.c
  *
@@ -229,6 +231,7 @@ worker_refill_one(void)
 	}
 
 	n = blinkam_pool_add(node, blocks, nleaf, n);
+	pfree(blocks);
 	blinkam_count(BLINKAM_COUNTER_POOL_PAGES_ADDED, n);
 	blinkam_count(BLINKAM_COUNTER_POOL_REFILLS, 1);
 	relation_close(rel, RowExclusiveLock);
@@ -280,6 +283,32 @@ worker_return_some(void)
 }
 
 /*
+ * Serve the returns and refills asked for, up to max of them (0: until
+ * none is left), returns first: an index whose old slot was recycled then
+ * gets its own pages back from the free space map before a refill looks
+ * there.  Each is a transaction of its own; none is held on return.
+ * Stops when the worker is asked to leave.  Returns how many it served:
+ * max means there may be more.
+ */
+static int
+worker_serve_pools(int max)
+{
+	int			served = 0;
+
+	for (;;)
+	{
+		while (!blinkam_worker_should_leave() && (max == 0 || served < max) &&
+			   worker_return_some())
+			served++;
+		if (blinkam_worker_should_leave() || (max > 0 && served >= max) ||
+			!worker_refill_one())
+			break;
+		served++;
+	}
+	return served;
+}
+
+/*
  * Say what the worker is doing, as its query in pg_stat_activity: which
  * relation a repair is at, and where a sweep pauses (an administrator
  * sees how far a sweep got; tests wait for a pause).
@@ -309,6 +338,87 @@ worker_reload_config(void)
 }
 
 /*
+ * Between two slices of a repair of relid (of its buffered pages, or a
+ * sweep, now before block next), holding no transaction and no lock:
+ * serve the pools, and pause for blinkam.repair_delay.
+ *
+ * The refills and returns asked for are served first, and again whenever
+ * the latch is set during the pause: a split that asks for a refill sets
+ * it (pool.c), and the pools of a database whose sweep takes minutes
+ * must not stay empty meanwhile (until 2026-11-27 they did: splits
+ * extended their index themselves, pool_misses, until the sweep was
+ * over).  The pause then goes on until repair_delay after its start, so
+ * that refills neither wait for the sweep nor hurry it: repair_delay is
+ * there to spread the sweep's reads, and a busy database is the one that
+ * needs them spread.  A reload is taken at each wake-up, and the new
+ * repair_delay counts from the same start (0 ends the pause); a request
+ * to leave ends it.  Each round serves at most blinkam.pool_relations
+ * jobs, as many as there are pool slots, before it looks at the time, so
+ * the sweep goes on after repair_delay even while refills keep coming.
+ * A round that reached its cap is followed by another at once if the
+ * pause has time left: more may be pending, and the latch that announced
+ * them was spent by the wake-up that began the round (dc33778 slept out
+ * the rest of the pause with them pending).
+ *
+ * A refill here may fail (a lock timeout while a REINDEX holds the index,
+ * a cancel, a full disk): the ERROR ends the worker, but not the sweep,
+ * whose request and position stay in the database's entry (pool.c,
+ * "Repair sweeps"); the next worker resumes it after the slice before
+ * this gap.  Such a death does not count against the sweep's position
+ * (sweep_working is off here).
+ */
+static void
+worker_repair_gap(Oid relid, bool buffered, BlockNumber next)
+{
+	TimestampTz start = GetCurrentTimestamp();
+	bool		reported = false;
+
+	for (;;)
+	{
+		TimestampTz end;
+		long		remaining;
+		int			max = Max(blinkam_pool_relations, 1);
+		bool		more;
+
+		CHECK_FOR_INTERRUPTS();
+		worker_reload_config();
+		more = worker_serve_pools(max) >= max;
+		if (blinkam_worker_should_leave())
+			return;
+
+		/* repair_delay may have changed: the pause ends where it says */
+		end = TimestampTzPlusMilliseconds(start, blinkam_repair_delay);
+		remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), end);
+		if (remaining <= 0 || more)
+		{
+			/* not waiting on the latch: look for the postmaster's death */
+			if (!PostmasterIsAlive())
+				proc_exit(1);	/* what WL_EXIT_ON_PM_DEATH does below */
+			if (remaining <= 0)
+				return;
+			/*
+			 * The round reached its cap: more may be pending, and the latch
+			 * that announced them is spent.  Serve on without sleeping.
+			 */
+			continue;
+		}
+		if (!reported)
+		{
+			if (buffered)
+				worker_report("blinkam worker: repair of buffered pages of relation %u paused",
+							  relid);
+			else
+				worker_report("blinkam worker: sweep of relation %u paused before block %u",
+							  relid, next);
+			reported = true;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 remaining, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
  * Repair the pages of one relation: all of its blocks (blocks NULL), or
  * the nblocks given in blocks (ascending).  A sweep of all its blocks also
  * records every zero page in the free space map: pages that sat in a page
@@ -316,16 +426,17 @@ worker_reload_config(void)
  *
  * The work goes in slices of REPAIR_BATCH positions (blocks of the
  * relation, or entries of blocks), each in a transaction of its own that
- * opens the relation (RowExclusiveLock) and closes it again;
- * blinkam.repair_delay is waited out between slices holding no lock and
- * no transaction.  Holding the lock for the whole sweep of a large index
- * would make TRUNCATE, DROP, REINDEX or ALTER of it wait for the sweep,
- * and every insert into its table queue behind that command meanwhile.
- * A command that asks for a stronger lock now waits for one slice at
- * most: the worker's next request for the lock queues behind it.  The
- * zero pages a slice recorded are made findable before its lock goes,
- * so that a sweep cut short later (the worker asked to leave, the
- * relation dropped) loses none of them.
+ * opens the relation (RowExclusiveLock) and closes it again; between
+ * slices, holding no lock and no transaction, the pools are served and
+ * blinkam.repair_delay is waited out (worker_repair_gap).  Holding the
+ * lock for the whole sweep of a large index would make TRUNCATE, DROP,
+ * REINDEX or ALTER of it wait for the sweep, and every insert into its
+ * table queue behind that command meanwhile.  A command that asks for a
+ * stronger lock now waits for one slice at most: the worker's next
+ * request for the lock queues behind it.  The zero pages a slice
+ * recorded are made findable before its lock goes, so that a sweep cut
+ * short later (the worker asked to leave, the relation dropped) loses
+ * none of them.
  *
  * Each slice opens the relation afresh, with whatever file it has then.
  * Between two slices it may have been dropped (the sweep ends), or given a
@@ -432,22 +543,7 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks,
 		 * the sweep's position (the next slice has not begun).
 		 */
 		sweep_working = false;
-		if (blinkam_repair_delay > 0)
-		{
-			if (blocks)
-				worker_report("blinkam worker: repair of buffered pages of relation %u paused",
-							  relid);
-			else
-				worker_report("blinkam worker: sweep of relation %u paused before block %u",
-							  relid, next);
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 blinkam_repair_delay, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-		}
-		else if (!PostmasterIsAlive())
-			proc_exit(1);		/* what WL_EXIT_ON_PM_DEATH does above */
-		CHECK_FOR_INTERRUPTS();
-		worker_reload_config();
+		worker_repair_gap(relid, blocks != NULL, next);
 		sweep_working = true;
 	}
 }
@@ -758,18 +854,8 @@ blinkam_worker_main(Datum main_arg)
 			if (blinkam_worker_should_leave())
 				break;
 		}
-		/*
-		 * Returns before each refill: an index whose old slot was recycled
-		 * then gets its own pages back from the free space map.
-		 */
-		for (;;)
-		{
-			while (!blinkam_worker_should_leave() && worker_return_some())
-				worked = true;
-			if (blinkam_worker_should_leave() || !worker_refill_one())
-				break;
+		if (worker_serve_pools(0) > 0)
 			worked = true;
-		}
 
 		if (worked)
 			last_work = GetCurrentTimestamp();
