@@ -31,9 +31,11 @@
  *      asks for the sweep (blink indexes; blinkheap tables are not swept,
  *      their VACUUM records their zero pages) that are in shared buffers
  *      (recovery has just replayed into them) are looked at first;
- *   2. then every page of every such relation of the database is swept;
- *      the sweep also records every zero page in the free space map, so
- *      that the pages pools held when the server stopped are used again.
+ *   2. then every page of every such relation of the database is swept,
+ *      relation by relation in the order of their oids; the sweep also
+ *      records every zero page in the free space map, so that the pages
+ *      pools held when the server stopped are used again (blink's VACUUM
+ *      records them too).
  *
  * Both go through a relation in slices of REPAIR_BATCH pages, each in a
  * transaction of its own that holds the relation's RowExclusiveLock only
@@ -45,6 +47,20 @@
  * meanwhile (worker_repair_gap), so that pools do not stay empty for as
  * long as a sweep lasts.  What happens to a relation between two slices
  * is discussed at worker_repair_relation.
+ *
+ * The sweep survives its worker (pool.c, "Repair sweeps"): the request
+ * stays in the database's entry until the sweep is complete, with its
+ * position (the pass; in the full sweep, the relation and the next
+ * block), recorded after each slice.  A worker that dies (an ERROR in a
+ * slice or in a refill between slices, pg_terminate_backend) or leaves on
+ * purpose (blinkam_worker_should_leave: ALTER DATABASE ... RENAME and the
+ * like; DROP DATABASE clears the request) is followed by one that resumes
+ * from that position, skipping the pass over buffered pages, which the
+ * full sweep covers.  After BLINKAM_SWEEP_MAX_DEATHS workers in a row died
+ * sweeping at the same position, the next skips that relation, with a LOG
+ * message: a relation that kills every worker (a lock it cannot get
+ * within lock_timeout, an error it cannot avoid) must not hold up the
+ * others nor start workers forever, and nothing depends on the sweep.
  *
  * src/common/worker.c
  *
