@@ -1003,7 +1003,7 @@ blinkam_pool_init(void)
  * over).  DROP DATABASE clears the request with the others: the database
  * is going, and its entry goes when the hold ends, sweep or no sweep (a
  * DROP DATABASE that failed has cleared it all the same; the start-up
- * sweep is a convenience, see worker.c).  Until 2026-11-28 a worker took
+ * sweep is a convenience, see worker.c).  Until 2026-11-27 a worker took
  * the request when it attached, and a sweep cut short by its worker's
  * death or departure was never done.
  *
