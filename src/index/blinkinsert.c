@@ -478,16 +478,25 @@ _blink_check_unique_tid(Relation heapRel, IndexTuple itup, ItemPointer htid,
 		return UNIQUE_ITEM_OK;
 	*all_dead = false;
 
+	/*
+	 * A partial check (the insertion of an INSERT ... ON CONFLICT into an
+	 * arbiter index) only says that a row with the key may exist, whatever
+	 * its inserter's or deleter's state, and never waits: the executor then
+	 * kills its speculative row before it waits (as btree does).  Waiting
+	 * here would keep that row, and a transaction that meets it while we
+	 * wait for that transaction would deadlock with us.
+	 */
+	if (checkUnique == UNIQUE_CHECK_PARTIAL)
+	{
+		*is_unique = false;
+		return UNIQUE_ITEM_OK;
+	}
+
 	*xwait = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
 	if (TransactionIdIsValid(*xwait))
 	{
 		*speculativeToken = dirty->speculativeToken;
 		return UNIQUE_ITEM_WAIT;
-	}
-	if (checkUnique == UNIQUE_CHECK_PARTIAL)
-	{
-		*is_unique = false;
-		return UNIQUE_ITEM_OK;
 	}
 
 	/*
@@ -544,8 +553,9 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
  *
  * Returns UNIQUE_ITEM_WAIT with *xwait (and *speculativeToken) set if such
  * a row's inserter or deleter is still in progress, UNIQUE_ITEM_VIOLATION
- * for a committed live duplicate (with UNIQUE_CHECK_PARTIAL, *is_unique is
- * set false instead), UNIQUE_ITEM_OK otherwise.  Never raises the
+ * for a committed live duplicate, UNIQUE_ITEM_OK otherwise.  With
+ * UNIQUE_CHECK_PARTIAL any such row, in progress or not, sets *is_unique
+ * false instead and the result is UNIQUE_ITEM_OK.  Never raises the
  * violation itself.  On return buf is still locked; every other page this
  * function locked has been released.
  *
