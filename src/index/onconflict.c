@@ -282,9 +282,17 @@ static void
 open_indexes_presenting(ResultRelInfo *rri)
 {
 	/* (volatile: read after the longjmp of an error in ExecOpenIndices) */
-	volatile Oid blink_am = get_index_am_oid("blink", false);
-	List	   *volatile indexes = lock_unique_blink_indexes(rri->ri_RelationDesc);
+	volatile Oid blink_am = get_index_am_oid("blink", true);
+	List	   *volatile indexes;
 	ListCell   *lc;
+
+	/*
+	 * A database without the extension has no blink index (the library is
+	 * loaded into every database by shared_preload_libraries).
+	 */
+	if (!OidIsValid(blink_am))
+		return;
+	indexes = lock_unique_blink_indexes(rri->ri_RelationDesc);
 
 	/* No unique blink index: PostgreSQL opens the indexes itself, later. */
 	if (indexes == NIL)
