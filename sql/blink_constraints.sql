@@ -26,6 +26,11 @@ CREATE TABLE fk (k int, FOREIGN KEY (k) REFERENCES pk (k));
 CREATE TABLE fk (k int);
 ALTER TABLE fk ADD FOREIGN KEY (k) REFERENCES pk (k);
 ALTER TABLE fk ADD COLUMN k2 int REFERENCES public.pk (k);
+-- ... except by commands PostgreSQL skips with a notice, which add none
+CREATE TABLE IF NOT EXISTS fk (k int REFERENCES pk (k));
+ALTER TABLE IF EXISTS no_such_table ADD FOREIGN KEY (k) REFERENCES pk (k);
+CREATE TABLE IF NOT EXISTS fk_new (k int REFERENCES pk (k));
+ALTER TABLE IF EXISTS fk ADD FOREIGN KEY (k) REFERENCES pk (k);
 -- a btree unique index created after the blink one does not help:
 -- PostgreSQL takes the first unique index on the columns
 CREATE UNIQUE INDEX pk_k_btree ON pk USING btree (k);

@@ -89,9 +89,8 @@ referenced_index(Relation pkrel, int natts, AttrNumber *attnums)
 
 /* Refuse the foreign key con if its referenced columns lead to blink. */
 static void
-check_foreign_key(Constraint *con)
+check_foreign_key(Constraint *con, Oid blink_am)
 {
-	Oid			blink_am;
 	Oid			pkrelid;
 	Relation	pkrel;
 	AttrNumber *attnums;
@@ -100,12 +99,6 @@ check_foreign_key(Constraint *con)
 	ListCell   *lc;
 	Oid			indexoid;
 
-	if (con == NULL || con->contype != CONSTR_FOREIGN || con->pk_attrs == NIL ||
-		con->pktable == NULL)
-		return;
-	blink_am = get_index_am_oid("blink", true);
-	if (!OidIsValid(blink_am))
-		return;
 	/* (a table that does not exist yet, or at all, is PostgreSQL's to report) */
 	pkrelid = RangeVarGetRelid(con->pktable, AccessShareLock, true);
 	if (!OidIsValid(pkrelid))
@@ -127,21 +120,34 @@ check_foreign_key(Constraint *con)
 	table_close(pkrel, NoLock);
 }
 
+/* Add con to *fks if it is a foreign key that names its referenced columns. */
+static void
+collect_foreign_key(List **fks, Node *node)
+{
+	Constraint *con = (Constraint *) node;
+
+	if (con != NULL && IsA(con, Constraint) && con->contype == CONSTR_FOREIGN &&
+		con->pk_attrs != NIL && con->pktable != NULL)
+		*fks = lappend(*fks, con);
+}
+
 /* The foreign keys a column definition declares. */
 static void
-check_column(ColumnDef *col)
+collect_column(List **fks, ColumnDef *col)
 {
 	ListCell   *lc;
 
 	foreach(lc, col->constraints)
-		check_foreign_key((Constraint *) lfirst(lc));
+		collect_foreign_key(fks, lfirst(lc));
 }
 
 /* From blinkam's ProcessUtility hook (defer.c), before the command runs. */
 void
 _blink_fkcheck(Node *stmt)
 {
+	List	   *fks = NIL;
 	ListCell   *lc;
+	Oid			blink_am;
 
 	if (IsA(stmt, CreateStmt))
 	{
@@ -152,12 +158,12 @@ _blink_fkcheck(Node *stmt)
 			Node	   *elt = lfirst(lc);
 
 			if (IsA(elt, ColumnDef))
-				check_column((ColumnDef *) elt);
-			else if (IsA(elt, Constraint))
-				check_foreign_key((Constraint *) elt);
+				collect_column(&fks, (ColumnDef *) elt);
+			else
+				collect_foreign_key(&fks, elt);
 		}
 		foreach(lc, cs->constraints)
-			check_foreign_key((Constraint *) lfirst(lc));
+			collect_foreign_key(&fks, lfirst(lc));
 	}
 	else if (IsA(stmt, AlterTableStmt))
 	{
@@ -165,10 +171,37 @@ _blink_fkcheck(Node *stmt)
 		{
 			AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
 
-			if (cmd->subtype == AT_AddConstraint && cmd->def && IsA(cmd->def, Constraint))
-				check_foreign_key((Constraint *) cmd->def);
+			if (cmd->subtype == AT_AddConstraint && cmd->def)
+				collect_foreign_key(&fks, cmd->def);
 			else if (cmd->subtype == AT_AddColumn && cmd->def && IsA(cmd->def, ColumnDef))
-				check_column((ColumnDef *) cmd->def);
+				collect_column(&fks, (ColumnDef *) cmd->def);
 		}
 	}
+	if (fks == NIL)
+		return;
+	blink_am = get_index_am_oid("blink", true);
+	if (!OidIsValid(blink_am))
+		return;
+
+	/*
+	 * A command that PostgreSQL will skip with a notice adds no foreign key:
+	 * CREATE TABLE IF NOT EXISTS of a table that exists (looked up where the
+	 * command would create it), ALTER TABLE IF EXISTS of one that does not.
+	 */
+	if (IsA(stmt, CreateStmt) && ((CreateStmt *) stmt)->if_not_exists)
+	{
+		RangeVar   *rv = ((CreateStmt *) stmt)->relation;
+
+		if (OidIsValid(get_relname_relid(rv->relname,
+										 RangeVarGetCreationNamespace(rv))))
+			return;
+	}
+	if (IsA(stmt, AlterTableStmt) && ((AlterTableStmt *) stmt)->missing_ok &&
+		!OidIsValid(RangeVarGetRelid(((AlterTableStmt *) stmt)->relation,
+									 NoLock, true)))
+		return;
+
+	foreach(lc, fks)
+		check_foreign_key((Constraint *) lfirst(lc), blink_am);
+	list_free(fks);
 }
