@@ -20,6 +20,16 @@
  * or partition tree, or a published table moved to blinkheap by ALTER
  * TABLE ... SET ACCESS METHOD, is not reported (README, limits).
  *
+ * pg_upgrade is not checked.  A publication can hold a blinkheap table
+ * without ever having been refused (the ways just above), and pg_dump
+ * --binary-upgrade recreates it with ALTER PUBLICATION ... ADD TABLE after
+ * the tables: refusing that would make the upgrade of such a cluster fail
+ * at "Restoring database schemas" and leave the new cluster unusable.
+ * The new server runs in binary upgrade mode (IsBinaryUpgrade) only while
+ * pg_upgrade restores the catalog, so nothing a user runs is exempted.
+ * (A plain pg_dump restored with pg_restore or psql is a user's commands
+ * like any other: the ADD is refused there, see README, limits.)
+ *
  * src/table/blinkheap_publication.c
  *
  *-------------------------------------------------------------------------
@@ -31,6 +41,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_publication.h"
 #include "commands/defrem.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/lsyscache.h"
@@ -154,7 +165,8 @@ _bh_publication_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							   ParamListInfo params, QueryEnvironment *queryEnv,
 							   DestReceiver *dest, QueryCompletion *qc)
 {
-	const char *pubname = _bh_publication_adding(pstmt->utilityStmt);
+	const char *pubname = IsBinaryUpgrade ? NULL :
+		_bh_publication_adding(pstmt->utilityStmt);
 
 	(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
 		(pstmt, queryString, readOnlyTree, context, params, queryEnv,
