@@ -46,6 +46,7 @@ int			blinkam_pool_leaf_high = 64;
 int			blinkam_pool_internal_low = 2;
 int			blinkam_pool_internal_high = 8;
 int			blinkam_worker_idle_timeout = 10000;
+int			blinkam_max_workers = 3;
 int			blinkam_repair_delay = 10;
 
 /* Test support: stop a split cascade at a named point (superuser only). */
@@ -240,6 +241,14 @@ blinkam_define_gucs(void)
 							"A refill fills the internal page pool up to this many pages.",
 							NULL,
 							&blinkam_pool_internal_high, 8, 0, 4096,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.max_workers",
+							"Most blinkam workers running at once, over all databases.",
+							"They take background worker slots (max_worker_processes) that "
+							"parallel queries and logical replication also need; a database "
+							"with work waits for one to end, and an idle worker ends at once "
+							"when another database waits.",
+							&blinkam_max_workers, 3, 1, 16,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.worker_idle_timeout",
 							"A per-database blinkam worker exits after this long without work.",

@@ -47,6 +47,7 @@
 
 #include "common/counters.h"
 #include "common/pool.h"
+#include "common/settings.h"
 #include "common/shmem.h"
 #include "common/workers.h"
 
@@ -191,8 +192,17 @@ launcher_dispatch(void)
 		}
 	}
 
+	/*
+	 * At most blinkam.max_workers at once: they take background worker
+	 * slots that parallel queries and logical replication need too (after a
+	 * restart every database asks for its sweep at once, and workers that
+	 * linger idle filled max_worker_processes for their idle timeout).  A
+	 * database left waiting is recorded, and an idle worker then ends at
+	 * once to make room (worker.c).
+	 */
 	n = blinkam_databases_needing_workers(dbids, tickets,
-										  BLINKAM_MAX_STARTING - nstarted);
+										  Max(0, Min(BLINKAM_MAX_STARTING,
+													 blinkam_max_workers) - nstarted));
 	for (int i = 0; i < n; i++)
 	{
 		BackgroundWorker worker;

@@ -180,6 +180,10 @@ typedef struct BlinkPoolShared
 	uint64		tick;
 	uint32		last_ticket;	/* the last worker start's ticket */
 	uint32		last_sweep_id;	/* the last repair request's sweep_id */
+	bool		workers_wanted; /* a database with work waits for a worker
+								 * the launcher may not start
+								 * (blinkam.max_workers): idle workers
+								 * end at once */
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
 	/* then BlockNumber blocks[nslots][2][capacity] */
@@ -260,6 +264,7 @@ pool_shmem_init(void)
 		Pools->tick = 0;
 		Pools->last_ticket = 0;
 		Pools->last_sweep_id = 0;
+		Pools->workers_wanted = false;
 		memset(Pools->dbs, 0, sizeof(Pools->dbs));
 		for (int i = 0; i < Pools->nslots; i++)
 			Pools->slots[i].dbid = InvalidOid;
@@ -1108,13 +1113,15 @@ blinkam_forget_worker_starts(void)
 
 /*
  * For the launcher: the databases that have work and no worker.  Fills
- * dbids and the tickets of the workers to start for them (at most max)
- * and returns how many.
+ * dbids and the tickets of the workers to start for them (at most max,
+ * which may be 0) and returns how many.  Whether more are waiting is
+ * recorded for the workers (blinkam_workers_wanted).
  */
 int
 blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 {
 	int			n = 0;
+	bool		wanted = false;
 	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
@@ -1126,7 +1133,7 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 		if (s->dbid != InvalidOid && s->refill)
 			(void) db_request(s->dbid, true);
 	}
-	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS && n < max; i++)
+	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS; i++)
 	{
 		BlinkDbRequest *r = &Pools->dbs[i];
 
@@ -1138,6 +1145,11 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 			continue;
 		if (r->repair || r->returns || refill_pending(r->dbid))
 		{
+			if (n == max)
+			{
+				wanted = true;	/* no start left for it this time */
+				continue;
+			}
 			if (++Pools->last_ticket == 0)
 				Pools->last_ticket = 1; /* 0 is no ticket */
 			r->starting = Pools->last_ticket;
@@ -1146,8 +1158,20 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 			n++;
 		}
 	}
+	Pools->workers_wanted = wanted;
 	LWLockRelease(Pools->lock);
 	return n;
+}
+
+/*
+ * For an idle worker: does a database with work wait for a worker that
+ * the launcher may not start?  (Read without the lock: a stale answer
+ * only makes a worker end a second late, or linger until the next look.)
+ */
+bool
+blinkam_workers_wanted(void)
+{
+	return ((volatile BlinkPoolShared *) Pools)->workers_wanted;
 }
 
 /*

@@ -47,6 +47,7 @@ extern int	blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran,
 										int *in_a_row);
 extern bool blinkam_worker_attach(uint32 ticket);
 extern bool blinkam_worker_should_leave(void);
+extern bool blinkam_workers_wanted(void);
 extern void blinkam_worker_detach(bool died_sweeping);
 
 /*

@@ -167,6 +167,7 @@ extern int	blinkam_pool_leaf_high;
 extern int	blinkam_pool_internal_low;
 extern int	blinkam_pool_internal_high;
 extern int	blinkam_worker_idle_timeout;
+extern int	blinkam_max_workers;
 extern int	blinkam_repair_delay;
 extern int	blinkam_debug_stop_at;
 extern int	blinkam_debug_stop_action;

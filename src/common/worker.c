@@ -875,9 +875,12 @@ blinkam_worker_main(Datum main_arg)
 
 		if (worked)
 			last_work = GetCurrentTimestamp();
-		else if (TimestampDifferenceExceeds(last_work, GetCurrentTimestamp(),
+		else if (blinkam_workers_wanted() ||
+				 TimestampDifferenceExceeds(last_work, GetCurrentTimestamp(),
 											blinkam_worker_idle_timeout))
-			break;
+			break;				/* idle, and another database waits for a
+								 * worker (blinkam.max_workers), or idle
+								 * for long enough */
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);
