@@ -10,11 +10,22 @@
  * PUBLICATION ... ADD / SET, a ProcessUtility hook looks at what the
  * publication now holds:
  *
- *   - a blinkheap table named in it, or a blinkheap partition of a
- *     partitioned table named in it: ERROR, which undoes the command;
- *   - a blinkheap table it holds through FOR ALL TABLES or TABLES IN
- *     SCHEMA: WARNING (PostgreSQL itself leaves out of such publications,
- *     silently, the tables it cannot publish; here the user is told).
+ *   - a blinkheap table the command names: ERROR, which undoes the
+ *     command;
+ *   - a blinkheap partition of a partitioned table the command names, or a
+ *     blinkheap table the publication holds through FOR ALL TABLES or
+ *     TABLES IN SCHEMA: WARNING (PostgreSQL itself leaves out of such
+ *     publications, silently, the tables it cannot publish; here the user
+ *     is told, and the other partitions or tables are published).
+ *
+ * Only what the command names is looked at, not every table the
+ * publication already holds.  Until 2026-11-27 a blinkheap partition of a
+ * named partitioned table was an ERROR, and the check read the whole
+ * publication: a publication that came to hold a blinkheap partition the
+ * ways listed below refused every later ADD, of any table, and a pg_dump
+ * of it restored without the partitioned table (its ALTER PUBLICATION
+ * ... ADD TABLE ONLY refused), so its heap partitions were published no
+ * more.
  *
  * Left as they are: a blinkheap table created later in a published schema
  * or partition tree, or a published table moved to blinkheap by ALTER
@@ -28,7 +39,8 @@
  * The new server runs in binary upgrade mode (IsBinaryUpgrade) only while
  * pg_upgrade restores the catalog, so nothing a user runs is exempted.
  * (A plain pg_dump restored with pg_restore or psql is a user's commands
- * like any other: the ADD is refused there, see README, limits.)
+ * like any other: an ADD of a table that became blinkheap is refused
+ * there, see README, limits; a partitioned table's is a WARNING.)
  *
  * src/table/blinkheap_publication.c
  *
@@ -39,6 +51,8 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_publication.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -97,13 +111,19 @@ _bh_first_blinkheap(List *relids, Oid amoid, int *count)
 	return first;
 }
 
-/* What the publication holds after the command; see the file header. */
+/*
+ * After the command: the tables it named (tables, the RangeVars of its
+ * FOR TABLE / ADD TABLE / SET TABLE list) and what the publication holds
+ * through FOR ALL TABLES or TABLES IN SCHEMA; see the file header.
+ */
 static void
-_bh_check_publication(const char *pubname)
+_bh_check_publication(const char *pubname, List *tables)
 {
 	Oid			amoid = get_table_am_oid("blinkheap", true);
 	Publication *pub;
+	List	   *leaves = NIL;
 	List	   *implicit;
+	ListCell   *lc;
 	Oid			relid;
 	int			n;
 
@@ -114,16 +134,32 @@ _bh_check_publication(const char *pubname)
 	if (pub == NULL)
 		return;
 
-	relid = _bh_first_blinkheap(GetPublicationRelations(pub->oid,
-														PUBLICATION_PART_LEAF),
-								amoid, &n);
+	foreach(lc, tables)
+	{
+		/* locked by the command, which found it */
+		relid = RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, true);
+		if (!OidIsValid(relid))
+			continue;
+		if (_bh_rel_is_blinkheap(relid, amoid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot add blinkheap table \"%s\" to publication \"%s\"",
+							get_rel_name(relid), pubname),
+					 errdetail("Logical decoding does not see changes to blinkheap tables: a subscriber would get the table's initial copy and nothing after it."),
+					 errhint("Publish a heap table, or copy the data with a trigger or an external tool.")));
+		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			leaves = list_concat(leaves, find_all_inheritors(relid, NoLock, NULL));
+	}
+	relid = _bh_first_blinkheap(leaves, amoid, &n);
 	if (n > 0)
-		ereport(ERROR,
+		ereport(WARNING,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot add blinkheap table \"%s\" to publication \"%s\"",
-						get_rel_name(relid), pubname),
-				 errdetail("Logical decoding does not see changes to blinkheap tables: a subscriber would get the table's initial copy and nothing after it."),
-				 errhint("Publish a heap table, or copy the data with a trigger or an external tool.")));
+				 errmsg_plural("publication \"%s\" includes %d blinkheap partition, whose changes are not published",
+							   "publication \"%s\" includes %d blinkheap partitions, whose changes are not published",
+							   n, pubname, n),
+				 errdetail("\"%s\" is a blinkheap partition; logical decoding does not see changes to blinkheap tables, so a subscriber gets their initial copy and nothing after it.",
+						   get_rel_name(relid)),
+				 errhint("Publish the heap partitions by name, or move these partitions to heap.")));
 
 	if (pub->alltables)
 		implicit = GetAllTablesPublicationRelations(false);
@@ -142,19 +178,48 @@ _bh_check_publication(const char *pubname)
 				 errhint("Publish the other tables by name, or move these tables to heap.")));
 }
 
-/* The publication a CREATE or ALTER PUBLICATION adds tables to, or NULL. */
-static const char *
-_bh_publication_adding(Node *stmt)
+/* The tables (RangeVars) a list of publication objects names. */
+static List *
+_bh_named_tables(List *pubobjects)
 {
+	List	   *tables = NIL;
+	ListCell   *lc;
+
+	foreach(lc, pubobjects)
+	{
+		PublicationObjSpec *obj = (PublicationObjSpec *) lfirst(lc);
+
+		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
+			tables = lappend(tables, copyObject(obj->pubtable->relation));
+	}
+	return tables;
+}
+
+/*
+ * The publication a CREATE or ALTER PUBLICATION adds tables to, or NULL;
+ * *tables: the tables it names.
+ */
+static const char *
+_bh_publication_adding(Node *stmt, List **tables)
+{
+	*tables = NIL;
 	if (IsA(stmt, CreatePublicationStmt))
-		return ((CreatePublicationStmt *) stmt)->pubname;
+	{
+		CreatePublicationStmt *c = (CreatePublicationStmt *) stmt;
+
+		*tables = _bh_named_tables(c->pubobjects);
+		return c->pubname;
+	}
 	if (IsA(stmt, AlterPublicationStmt))
 	{
 		AlterPublicationStmt *a = (AlterPublicationStmt *) stmt;
 
 		/* options only, or DROP TABLE / DROP TABLES IN SCHEMA: nothing new */
 		if (a->pubobjects != NIL && a->action != AP_DropObjects)
+		{
+			*tables = _bh_named_tables(a->pubobjects);
 			return a->pubname;
+		}
 	}
 	return NULL;
 }
@@ -165,14 +230,15 @@ _bh_publication_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							   ParamListInfo params, QueryEnvironment *queryEnv,
 							   DestReceiver *dest, QueryCompletion *qc)
 {
+	List	   *tables = NIL;
 	const char *pubname = IsBinaryUpgrade ? NULL :
-		_bh_publication_adding(pstmt->utilityStmt);
+		_bh_publication_adding(pstmt->utilityStmt, &tables);
 
 	(prev_ProcessUtility ? prev_ProcessUtility : standard_ProcessUtility)
 		(pstmt, queryString, readOnlyTree, context, params, queryEnv,
 		 dest, qc);
 	if (pubname != NULL)
-		_bh_check_publication(pubname);
+		_bh_check_publication(pubname, tables);
 }
 
 /* From blinkheap_init. */
