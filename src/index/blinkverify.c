@@ -40,6 +40,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -49,6 +50,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"
+#include "executor/tuptable.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -81,6 +83,7 @@ typedef struct CheckState
 	/* heapallindexed on a unique index: the uniqueness check */
 	Relation	heap;
 	Snapshot	snapshot;		/* NULL: no uniqueness check */
+	Relation	rowsheap;		/* heapallindexed: the table, for its rows */
 	IndexTuple	run_first;		/* first entry of the current equal-key run */
 	BlinkScanInsert run_key;	/* its user key */
 	List	   *run_tids;		/* the run's heap TIDs */
@@ -575,6 +578,57 @@ check_level(CheckState *cs, BlockNumber leftmost, uint32 level, List *parent_lin
  */
 static bool heap_crosscheck_failed = false;
 
+/*
+ * Was the row at tid deleted (or updated) by a transaction older than the
+ * index's pg_index row, which CREATE INDEX CONCURRENTLY wrote when it
+ * marked the index valid (REINDEX CONCURRENTLY when it swapped the
+ * indexes), after it took its last snapshot?  A heap row indexed under
+ * the root of its HOT chain, where the root is a redirect, cannot be
+ * fetched by that TID: it counts as deleted before (only concurrent
+ * builds and heap tables are affected).
+ */
+static bool
+deleted_before_index(CheckState *cs, ItemPointer tid)
+{
+	TransactionId indexxmin = HeapTupleHeaderGetXmin(cs->rel->rd_indextuple->t_data);
+	TupleTableSlot *slot;
+	ItemPointerData ctid = *tid;
+	bool		result = true;
+
+	if (!TransactionIdIsNormal(indexxmin))
+		return false;
+	slot = table_slot_create(cs->rowsheap, NULL);
+	if (table_tuple_fetch_row_version(cs->rowsheap, &ctid, SnapshotAny, slot))
+	{
+		HeapTuple	tup = ExecFetchSlotHeapTuple(slot, false, NULL);
+		TransactionId xmax = HeapTupleHeaderGetUpdateXid(tup->t_data);
+
+		result = TransactionIdIsNormal(xmax) &&
+			TransactionIdPrecedes(xmax, indexxmin);
+	}
+	else
+	{
+		ItemId		lp;
+		Buffer		buf;
+
+		/* not a tuple: a redirect (the root of a HOT chain) or nothing */
+		result = false;
+		if (ItemPointerGetBlockNumber(tid) < RelationGetNumberOfBlocks(cs->rowsheap))
+		{
+			buf = ReadBuffer(cs->rowsheap, ItemPointerGetBlockNumber(tid));
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			if (ItemPointerGetOffsetNumber(tid) <= PageGetMaxOffsetNumber(BufferGetPage(buf)))
+			{
+				lp = PageGetItemId(BufferGetPage(buf), ItemPointerGetOffsetNumber(tid));
+				result = ItemIdIsRedirected(lp);
+			}
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	return result;
+}
+
 /* heapallindexed: every heap row the index must cover is there, exactly. */
 static void
 check_heap_callback(Relation index, ItemPointer tid, Datum *values,
@@ -586,6 +640,23 @@ check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 
 	itup->t_tid = *tid;
 	e = hash_search(cs->tids, tid, HASH_FIND, NULL);
+
+	/*
+	 * A version dead to every MVCC snapshot taken from now on (recently
+	 * dead: a transaction older than its deleter still runs) whose deleter
+	 * is older than the index need have no entry: CREATE INDEX
+	 * CONCURRENTLY and REINDEX CONCURRENTLY index only the rows their
+	 * snapshots see, and wait out every snapshot that could see more
+	 * before the index is used.  A row deleted before their last snapshot
+	 * was deleted by a transaction older than the pg_index row they wrote
+	 * after it.  If its entry is there, it must match; a recently dead row
+	 * deleted since the index was built must have one.
+	 */
+	if (e == NULL && !tupleIsAlive && deleted_before_index(cs, tid))
+	{
+		pfree(itup);
+		return;
+	}
 	if (e == NULL || e->hash != itup_hash(index, itup))
 		heap_crosscheck_failed = true;
 	if (e == NULL || e->hash != itup_hash(index, itup))
@@ -804,6 +875,7 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 								 RelationGetRelationName(heap));
 			}
 		}
+		cs.rowsheap = heap;
 		/* a standby's MVCC scan is the build scan's "concurrent" mode */
 		indexInfo->ii_Concurrent = rows_snapshot != NULL;
 		table_index_build_scan(heap, rel, indexInfo, true, false,
