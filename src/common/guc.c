@@ -120,6 +120,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"batch_futex_asleep", BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP, false},
 	{"database_held", BLINKAM_PAUSE_DATABASE_HELD, false},
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
+	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
 	{NULL, 0, false}
 };
 

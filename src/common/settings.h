@@ -125,9 +125,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_DATABASE_HELD,	/* a command that needs a database to
 									 * itself holds it (workers gone and
 									 * kept off), before PostgreSQL runs it */
-	BLINKAM_PAUSE_MULTI_INSERT_CHECKED	/* a blinkheap multi-insert (COPY)
+	BLINKAM_PAUSE_MULTI_INSERT_CHECKED,	/* a blinkheap multi-insert (COPY)
 										 * has made its first SERIALIZABLE
 										 * check, no page locked yet */
+	BLINKAM_PAUSE_HEAP_CHECK_PAGE	/* blinkheap_check has read the next
+									 * xid and is about to read a page; it
+									 * holds no buffer */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

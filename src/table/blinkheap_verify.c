@@ -107,11 +107,31 @@ _bh_open_checked(Oid relid, LOCKMODE lockmode)
 	return rel;
 }
 
-/* Is xid (normal) before the next xid to be assigned? */
+/*
+ * Is xid (normal) before the next xid to be assigned?  *nextxid was read
+ * when the check began; writers go on meanwhile (the check holds only
+ * AccessShareLock), so a page may carry an xid assigned since.  An xid
+ * not before it is compared again with the next xid read now (the page is
+ * locked: every xid on it was assigned before this moment), which
+ * becomes the new *nextxid.
+ */
 static bool
-_bh_xid_in_past(TransactionId xid, TransactionId nextxid)
+_bh_xid_in_past(TransactionId xid, TransactionId *nextxid)
 {
-	return !TransactionIdIsNormal(xid) || TransactionIdPrecedes(xid, nextxid);
+	if (!TransactionIdIsNormal(xid) || TransactionIdPrecedes(xid, *nextxid))
+		return true;
+	*nextxid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	return TransactionIdPrecedes(xid, *nextxid);
+}
+
+/* The same for a MultiXact id. */
+static bool
+_bh_multi_in_past(MultiXactId multi, MultiXactId *nextmulti)
+{
+	if (MultiXactIdPrecedes(multi, *nextmulti))
+		return true;
+	*nextmulti = ReadNextMultiXactId();
+	return MultiXactIdPrecedes(multi, *nextmulti);
 }
 
 /*
@@ -124,7 +144,7 @@ _bh_xid_in_past(TransactionId xid, TransactionId nextxid)
  */
 static void
 _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
-				TransactionId nextxid, MultiXactId nextmulti,
+				TransactionId *nextxid, MultiXactId *nextmulti,
 				TransactionId frozenxid, MultiXactId minmxid,
 				Snapshot snapshot, BhToastRefs *refs)
 {
@@ -194,7 +214,7 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
 		{
 			if (MultiXactIdIsValid(xmax) &&
-				!MultiXactIdPrecedes(xmax, nextmulti))
+				!_bh_multi_in_past(xmax, nextmulti))
 			{
 				snprintf(detail, sizeof(detail),
 						 "multixact xmax %u is in the future", xmax);
@@ -395,6 +415,7 @@ blinkheap_check(PG_FUNCTION_ARGS)
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_CHECK_PAGE);
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		_bh_check_page(rel, buf);
@@ -437,7 +458,7 @@ blinkheap_check(PG_FUNCTION_ARGS)
 				continue;
 			if (!_bh_get_tuple(rel, buf, off, &tup))
 				continue;
-			_bh_check_tuple(rel, buf, &tup, nblocks, nextxid, nextmulti,
+			_bh_check_tuple(rel, buf, &tup, nblocks, &nextxid, &nextmulti,
 							frozenxid, minmxid, snapshot, &refs);
 		}
 
