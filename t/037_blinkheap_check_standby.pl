@@ -1,0 +1,100 @@
+# blinkheap_check on a standby must not call a waiter's xid "in the
+# future".  A batch holder's record carries its waiters' rows under the
+# holder's own xid (batch.c); the startup process moves nextXid only past
+# the xids of the records it replays (and those a commit, abort or
+# running-xacts record lists), so while a waiter with a newer xid keeps its
+# transaction open, its row's xmin lies past the standby's nextXid.  The
+# check reported the table corrupted ("xmin N is in the future"); found by
+# running blinkheap_check on a standby beside PostgreSQL's suites.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('chk_primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', qq(
+shared_preload_libraries = 'blinkam'
+));
+$primary->start;
+$primary->backup('backup');
+my $standby = PostgreSQL::Test::Cluster->new('chk_standby');
+$standby->init_from_backup($primary, 'backup', has_streaming => 1);
+$standby->start;
+
+$primary->safe_psql('postgres', q(
+CREATE EXTENSION blinkam;
+CREATE TABLE bt (a int, pad text) USING blinkheap;
+INSERT INTO bt SELECT g, repeat('x', 50) FROM generate_series(1, 5000) g;
+));
+
+sub counter
+{
+	my ($name) = @_;
+	return $primary->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = '$name'");
+}
+my $batched0 = counter('blinkheap_batched_inserts');
+
+# The holder takes the shared hot page and is held (batch_before_claim)
+# before it takes the wait list; the waiter, with a newer xid, finds the
+# page busy and publishes its row; released, the holder writes both rows
+# in one record under its own xid.
+my $ctl = $primary->background_psql('postgres');
+$ctl->query_safe('SELECT pg_advisory_lock(7037)');
+my $holder = $primary->background_psql('postgres');
+$holder->query_safe('SET blinkam.hot_insert_pages = 1; '
+	  . 'SET blinkam.debug_pause_at = batch_before_claim; '
+	  . 'SET blinkam.debug_pause_key = 7037');
+$holder->query_safe('BEGIN');
+my $holder_xid = $holder->query_safe('SELECT txid_current()');
+$holder->query_until(qr/started/, "\\echo started\nINSERT INTO bt VALUES (-1, 'holder');\n");
+ok($primary->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+	  . "AND query LIKE 'INSERT INTO bt VALUES (-1%'"), 'the holder is held');
+
+my $waiter = $primary->background_psql('postgres');
+$waiter->query_safe('SET blinkam.hot_insert_pages = 1');
+$waiter->query_safe('BEGIN');
+my $waiter_xid = $waiter->query_safe('SELECT txid_current()');
+ok($waiter_xid > $holder_xid, 'the waiter\'s xid is the newer one');
+$waiter->query_until(qr/started/, "\\echo started\nINSERT INTO bt VALUES (-2, 'waiter');\n");
+ok($primary->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE state = 'active' "
+	  . "AND query LIKE 'INSERT INTO bt VALUES (-2%' AND wait_event IS NOT NULL"),
+	'the waiter waits');
+
+$ctl->query_safe('SELECT pg_advisory_unlock(7037)');
+is($waiter->query_safe('SELECT 1'), '1', 'the waiter\'s insert returned');
+$holder->query_safe('SELECT 1');
+$holder->query_safe('COMMIT');
+is(counter('blinkheap_batched_inserts') - $batched0, 1,
+	'the waiter\'s row went in with the holder\'s record');
+
+# The waiter's transaction is open: the standby has replayed nothing that
+# names its xid.
+$primary->wait_for_catchup($standby);
+my $next = $standby->safe_psql('postgres',
+	'SELECT txid_snapshot_xmax(txid_current_snapshot())');
+ok($next <= $waiter_xid, "standby's next xid $next is not past the waiter's $waiter_xid");
+is($standby->safe_psql('postgres',
+	"SELECT count(*) FROM bt WHERE a < 0"), '1', 'standby: the holder\'s row only');
+is($standby->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
+	'blinkheap_check on the standby, the waiter still open');
+is($primary->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
+	'blinkheap_check on the primary, the waiter still open');
+
+$waiter->query_safe('COMMIT');
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres',
+	"SELECT count(*) FROM bt WHERE a < 0"), '2', 'standby: both rows once the waiter committed');
+is($standby->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
+	'blinkheap_check on the standby after the commit');
+
+$ctl->quit;
+$holder->quit;
+$waiter->quit;
+$standby->stop;
+$primary->stop;
+done_testing();
