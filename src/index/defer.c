@@ -109,6 +109,7 @@
 #include "tcop/utility.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "common/counters.h"
 #include "common/settings.h"
@@ -392,11 +393,31 @@ _blink_defer_flush(void)
 	flushing = true;
 	PG_TRY();
 	{
+		bool		pushed = false;
+
+		/*
+		 * The comparison function of an operator class may be written in
+		 * SQL or a PL, which plans and runs queries and needs an active
+		 * snapshot.  The flush at PRE_COMMIT (or PRE_PREPARE), and the one
+		 * before a utility command that runs without a snapshot (SET,
+		 * LOCK, SHOW), have none: lend them the transaction's, as
+		 * AfterTriggerFireDeferred does for the deferred triggers that run
+		 * just before.  Some statement of this transaction buffered the
+		 * entries, so its snapshot is taken already.  On an error the
+		 * (sub)transaction's abort pops it.
+		 */
+		if (!ActiveSnapshotSet())
+		{
+			PushActiveSnapshot(GetTransactionSnapshot());
+			pushed = true;
+		}
 		for (int i = 0; i < nbuffers; i++)
 		{
 			if (buffers[i].n > 0)
 				_blink_defer_flush_buffer(&buffers[i]);
 		}
+		if (pushed)
+			PopActiveSnapshot();
 	}
 	PG_FINALLY();
 	{

@@ -1,0 +1,106 @@
+--
+-- Edge cases compared with btree and heap: the flush of statement buffers
+-- when no snapshot is active, key-size limits, special values.
+--
+CREATE EXTENSION blinkam;
+
+-- An operator class whose comparison function is written in SQL (and one
+-- in PL/pgSQL): they plan and run queries, which needs an active snapshot.
+-- The statement buffers flush at COMMIT and before utility commands that
+-- run without one (SET, LOCK); that flush once failed with "cannot execute
+-- SQL without an outer snapshot or portal" (and an assertion in the
+-- planner for the SQL function), losing the transaction at its COMMIT.
+CREATE FUNCTION cmp_sql(int, int) RETURNS int LANGUAGE sql IMMUTABLE
+	AS $$ SELECT btint4cmp($1, $2) $$;
+CREATE FUNCTION cmp_plpgsql(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE
+	AS $$ BEGIN RETURN btint4cmp($1, $2); END $$;
+CREATE OPERATOR CLASS int4_sql_ops FOR TYPE int4 USING blink AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 cmp_sql(int, int);
+CREATE OPERATOR CLASS int4_plpgsql_ops FOR TYPE int4 USING blink AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 cmp_plpgsql(int, int);
+CREATE TABLE sq (a int, b int);
+CREATE INDEX sq_a ON sq USING blink (a int4_sql_ops);
+CREATE INDEX sq_b ON sq USING blink (b int4_plpgsql_ops);
+CREATE TABLE sq_bt (a int, b int);
+CREATE INDEX sq_bt_a ON sq_bt USING btree (a);
+-- flushed by the COMMIT of a single statement
+INSERT INTO sq SELECT g, g FROM generate_series(1, 5) g;
+INSERT INTO sq_bt SELECT g, g FROM generate_series(1, 5) g;
+-- flushed before SET and LOCK, inside a transaction block
+BEGIN;
+INSERT INTO sq SELECT g, -g FROM generate_series(1, 5) g;
+SET LOCAL work_mem = '8MB';
+INSERT INTO sq SELECT g, g * 10 FROM generate_series(6, 10) g;
+LOCK TABLE sq IN SHARE MODE;
+INSERT INTO sq SELECT g, 0 FROM generate_series(11, 15) g;
+COMMIT;
+BEGIN;
+INSERT INTO sq_bt SELECT g, -g FROM generate_series(1, 5) g;
+INSERT INTO sq_bt SELECT g, g * 10 FROM generate_series(6, 10) g;
+INSERT INTO sq_bt SELECT g, 0 FROM generate_series(11, 15) g;
+COMMIT;
+-- PREPARE TRANSACTION flushes too
+BEGIN;
+INSERT INTO sq SELECT g, g FROM generate_series(100, 110) g;
+PREPARE TRANSACTION 'blink_limits_sq';
+COMMIT PREPARED 'blink_limits_sq';
+INSERT INTO sq_bt SELECT g, g FROM generate_series(100, 110) g;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT (SELECT array_agg(a ORDER BY a) FROM sq WHERE a > 3) =
+       (SELECT array_agg(a ORDER BY a) FROM sq_bt WHERE a > 3) AS same_a,
+       (SELECT count(*) FROM sq WHERE b < 0) AS neg_b;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT blink_check('sq_a', true), blink_check('sq_b', true);
+
+-- Key size: the same limit as btree's (2704 bytes), the same errcode.
+CREATE TABLE ks (k text) ;
+ALTER TABLE ks ALTER k SET STORAGE plain;
+CREATE INDEX ks_blink ON ks USING blink (k);
+CREATE TABLE ks_bt (k text);
+ALTER TABLE ks_bt ALTER k SET STORAGE plain;
+CREATE INDEX ks_btree ON ks_bt USING btree (k);
+CREATE FUNCTION try_ins(tbl text, n int) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('INSERT INTO %I VALUES (repeat(''x'', %s))', tbl, n);
+	RETURN 'ok';
+EXCEPTION WHEN program_limit_exceeded THEN
+	RETURN 'too large';
+END $$;
+SELECT n, try_ins('ks', n) AS blink, try_ins('ks_bt', n) AS btree
+FROM generate_series(2690, 2694) n;
+SELECT blink_check('ks_blink', true);
+
+-- Special values sort and compare as with btree.
+CREATE TABLE sv (f4 float4, f8 float8, n numeric);
+INSERT INTO sv VALUES ('NaN', 'NaN', 'NaN'), ('Infinity', 'Infinity', 'Infinity'),
+	('-Infinity', '-Infinity', '-Infinity'), (0, 0, 0), ('-0', '-0', '-0'),
+	(1, 1, 1.0), (1, 1, 1.00), (NULL, NULL, NULL);
+CREATE INDEX sv_f4 ON sv USING blink (f4 DESC NULLS LAST);
+CREATE INDEX sv_f8 ON sv USING blink (f8);
+CREATE INDEX sv_n ON sv USING blink (n NULLS FIRST);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT f4 FROM sv ORDER BY f4 DESC NULLS LAST;
+SELECT f8 FROM sv WHERE f8 >= 'Infinity' ORDER BY f8;
+SELECT n FROM sv ORDER BY n NULLS FIRST;
+SELECT count(*) FROM sv WHERE f8 = '-0';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+CREATE TABLE nu (n numeric, i interval);
+CREATE UNIQUE INDEX nu_n ON nu USING blink (n);
+CREATE UNIQUE INDEX nu_i ON nu USING blink (i);
+INSERT INTO nu VALUES (1.0, '1 day');
+INSERT INTO nu VALUES (1.00, NULL);
+INSERT INTO nu VALUES (NULL, '24 hours');
+SELECT blink_check('sv_f4', true), blink_check('sv_f8', true), blink_check('sv_n', true),
+       blink_check('nu_n', true), blink_check('nu_i', true);
+
+DROP TABLE sq, sq_bt, ks, ks_bt, sv, nu;
+DROP OPERATOR CLASS int4_sql_ops USING blink;
+DROP OPERATOR CLASS int4_plpgsql_ops USING blink;
+DROP FUNCTION cmp_sql(int, int), cmp_plpgsql(int, int), try_ins(text, int);
+DROP EXTENSION blinkam;
