@@ -99,7 +99,27 @@ INSERT INTO nu VALUES (NULL, '24 hours');
 SELECT blink_check('sv_f4', true), blink_check('sv_f8', true), blink_check('sv_n', true),
        blink_check('nu_n', true), blink_check('nu_i', true);
 
-DROP TABLE sq, sq_bt, ks, ks_bt, sv, nu;
+-- blinkheap honours a low fillfactor for wide rows as heap does: a row
+-- that cannot leave the reserve even on an empty page goes to an empty
+-- (or nearly empty) page, not to any page with room for it alone.
+CREATE TABLE ffb (id int, t text) USING blinkheap WITH (fillfactor = 10);
+CREATE TABLE ffh (id int, t text) USING heap WITH (fillfactor = 10);
+INSERT INTO ffb SELECT g, repeat('q', 800) FROM generate_series(1, 60) g;
+INSERT INTO ffh SELECT g, repeat('q', 800) FROM generate_series(1, 60) g;
+INSERT INTO ffb SELECT g, repeat('q', 300) FROM generate_series(61, 100) g;
+INSERT INTO ffh SELECT g, repeat('q', 300) FROM generate_series(61, 100) g;
+UPDATE ffb SET t = t || 'x' WHERE id % 4 = 0;
+UPDATE ffh SET t = t || 'x' WHERE id % 4 = 0;
+SELECT 'blinkheap' AS am, t / 100 AS len, n, count(*) FROM
+	(SELECT (ctid::text::point)[0] AS blk, max(length(t)) AS t, count(*) AS n FROM ffb GROUP BY 1) s
+GROUP BY 1, 2, 3
+UNION ALL
+SELECT 'heap', t / 100, n, count(*) FROM
+	(SELECT (ctid::text::point)[0] AS blk, max(length(t)) AS t, count(*) AS n FROM ffh GROUP BY 1) s
+GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+SELECT blinkheap_check('ffb');
+
+DROP TABLE sq, sq_bt, ks, ks_bt, sv, nu, ffb, ffh;
 DROP OPERATOR CLASS int4_sql_ops USING blink;
 DROP OPERATOR CLASS int4_plpgsql_ops USING blink;
 DROP FUNCTION cmp_sql(int, int), cmp_plpgsql(int, int), try_ins(text, int);
