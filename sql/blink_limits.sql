@@ -63,12 +63,15 @@ CREATE INDEX ks_blink ON ks USING blink (k);
 CREATE TABLE ks_bt (k text);
 ALTER TABLE ks_bt ALTER k SET STORAGE plain;
 CREATE INDEX ks_btree ON ks_bt USING btree (k);
+-- (the error carries the table and index names in its fields, as btree's)
 CREATE FUNCTION try_ins(tbl text, n int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE t text; c text;
 BEGIN
 	EXECUTE format('INSERT INTO %I VALUES (repeat(''x'', %s))', tbl, n);
 	RETURN 'ok';
 EXCEPTION WHEN program_limit_exceeded THEN
-	RETURN 'too large';
+	GET STACKED DIAGNOSTICS t = TABLE_NAME, c = CONSTRAINT_NAME;
+	RETURN format('too large (%s, %s)', t, c);
 END $$;
 SELECT n, try_ins('ks', n) AS blink, try_ins('ks_bt', n) AS btree
 FROM generate_series(2690, 2694) n;

@@ -461,7 +461,7 @@ extern IndexTuple _blink_form_posting(IndexTuple base, const ItemPointerData *ti
 extern bool _blink_dedup_enabled(Relation rel);
 extern IndexTuple _blink_minus_infinity(BlockNumber child);
 extern char *_blink_tuple_to_text(Relation rel, IndexTuple itup);
-extern void _blink_check_item_size(Relation rel, Size itemsz);
+extern void _blink_check_item_size(Relation rel, Relation heapRel, IndexTuple itup);
 extern Oid	_blink_rel_am(Oid relid);
 
 /* blinkpage.c */

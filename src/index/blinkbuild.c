@@ -495,7 +495,7 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		itup = index_form_tuple(idesc, slot->tts_values, slot->tts_isnull);
 		itup->t_tid = *(ItemPointer) DatumGetPointer(slot->tts_values[bs.natts]);
 		live = DatumGetBool(slot->tts_values[bs.natts + 1]);
-		_blink_check_item_size(index, IndexTupleSize(itup));
+		_blink_check_item_size(index, bs.heap, itup);
 
 		if (bs.unique && live)
 		{

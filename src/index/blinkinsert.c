@@ -258,7 +258,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 	itup->t_tid = *ht_ctid;
-	_blink_check_item_size(rel, IndexTupleSize(itup));
+	_blink_check_item_size(rel, heapRel, itup);
 	/* its catalog lookups, once per relcache entry, before any page lock */
 	(void) _blink_dedup_enabled(rel);
 

@@ -691,20 +691,28 @@ _blink_rel_am(Oid relid)
 }
 
 /*
- * Refuse a tuple too large for a blink page, saying the limit.
+ * Refuse a tuple too large for a blink page, saying the limit.  Like
+ * btree's message, it names the table row (itup's heap TID) and carries
+ * the schema, table and index names in the error's fields.
  */
 void
-_blink_check_item_size(Relation rel, Size itemsz)
+_blink_check_item_size(Relation rel, Relation heapRel, IndexTuple itup)
 {
+	Size		itemsz = IndexTupleSize(itup);
+
 	if (itemsz > BLINK_MAX_ITEM_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds blink maximum %zu for index \"%s\"",
 						itemsz, (Size) BLINK_MAX_ITEM_SIZE,
 						RelationGetRelationName(rel)),
-				 errdetail("A blink page must hold at least three index rows."),
-				 errhint("Values larger than about a third of a page cannot be indexed; "
-						 "consider an index on an MD5 hash of the value.")));
+				 errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
+						   ItemPointerGetBlockNumberNoCheck(&itup->t_tid),
+						   ItemPointerGetOffsetNumberNoCheck(&itup->t_tid),
+						   RelationGetRelationName(heapRel)),
+				 errhint("A blink page must hold at least three index rows: values larger than about a third of a page cannot be indexed; "
+						 "consider an index on an MD5 hash of the value."),
+				 errtableconstraint(heapRel, RelationGetRelationName(rel))));
 }
 
 /*
