@@ -6,10 +6,13 @@ CREATE EXTENSION blinkam;
 
 -- An operator class whose comparison function is written in SQL (and one
 -- in PL/pgSQL): they plan and run queries, which needs an active snapshot.
--- The statement buffers flush at COMMIT and before utility commands that
--- run without one (SET, LOCK); that flush once failed with "cannot execute
--- SQL without an outer snapshot or portal" (and an assertion in the
--- planner for the SQL function), losing the transaction at its COMMIT.
+-- The statement buffers flushed such an index's entries at COMMIT and
+-- before utility commands that run without one (SET, LOCK); that flush
+-- once failed with "cannot execute SQL without an outer snapshot or
+-- portal" (and an assertion in the planner for the SQL function), losing
+-- the transaction at its COMMIT.  The flush now has the transaction's
+-- snapshot, and an index whose comparisons are not written in C is not
+-- buffered at all: its entries go in at the INSERT, as btree's do.
 CREATE FUNCTION cmp_sql(int, int) RETURNS int LANGUAGE sql IMMUTABLE
 	AS $$ SELECT btint4cmp($1, $2) $$;
 CREATE FUNCTION cmp_plpgsql(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE
@@ -55,6 +58,40 @@ SELECT (SELECT array_agg(a ORDER BY a) FROM sq WHERE a > 3) =
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT blink_check('sq_a', true), blink_check('sq_b', true);
+
+-- so a comparison that raises an error raises it at the INSERT, where an
+-- EXCEPTION block catches it, as with btree (when such entries were
+-- buffered, the error came at the COMMIT and took the transaction)
+CREATE FUNCTION cmp_no13(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF $1 = 13 OR $2 = 13 THEN
+		RAISE EXCEPTION 'thirteen';
+	END IF;
+	RETURN btint4cmp($1, $2);
+END $$;
+CREATE OPERATOR CLASS int4_no13_ops FOR TYPE int4 USING blink AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 cmp_no13(int, int);
+CREATE OPERATOR CLASS int4_no13_ops FOR TYPE int4 USING btree AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 cmp_no13(int, int);
+CREATE TABLE e13 (a int);
+CREATE INDEX e13_a ON e13 USING blink (a int4_no13_ops);
+CREATE TABLE e13_bt (a int);
+CREATE INDEX e13_bt_a ON e13_bt USING btree (a int4_no13_ops);
+INSERT INTO e13 VALUES (1), (2);
+INSERT INTO e13_bt VALUES (1), (2);
+SELECT value AS deferred_before FROM blinkam_stats() WHERE name = 'deferred_inserts' \gset
+BEGIN;
+DO $$ BEGIN INSERT INTO e13 VALUES (13); EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'caught: %', SQLERRM; END $$;
+DO $$ BEGIN INSERT INTO e13_bt VALUES (13); EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'caught: %', SQLERRM; END $$;
+INSERT INTO e13 VALUES (3);
+INSERT INTO e13_bt VALUES (3);
+COMMIT;
+SELECT (SELECT array_agg(a ORDER BY a) FROM e13) AS blink_rows,
+       (SELECT array_agg(a ORDER BY a) FROM e13_bt) AS btree_rows;
+SELECT value = :deferred_before AS none_buffered FROM blinkam_stats() WHERE name = 'deferred_inserts';
+SELECT blink_check('e13_a', true);
 
 -- Key size: the same limit as btree's (2704 bytes), the same errcode.
 CREATE TABLE ks (k text) ;
@@ -125,5 +162,9 @@ SELECT blinkheap_check('ffb');
 DROP TABLE sq, sq_bt, ks, ks_bt, sv, nu, ffb, ffh;
 DROP OPERATOR CLASS int4_sql_ops USING blink;
 DROP OPERATOR CLASS int4_plpgsql_ops USING blink;
+DROP TABLE e13, e13_bt;
+DROP OPERATOR FAMILY int4_no13_ops USING blink;
+DROP OPERATOR FAMILY int4_no13_ops USING btree;
+DROP FUNCTION cmp_no13(int, int);
 DROP FUNCTION cmp_sql(int, int), cmp_plpgsql(int, int), try_ins(text, int);
 DROP EXTENSION blinkam;
