@@ -6,6 +6,17 @@
 # transaction open, its row's xmin lies past the standby's nextXid.  The
 # check reported the table corrupted ("xmin N is in the future"); found by
 # running blinkheap_check on a standby beside PostgreSQL's suites.
+#
+# The same test then found that such a waiter's COMMIT was asynchronous:
+# PostgreSQL flushes a commit record (and waits for synchronous standbys)
+# only if the transaction wrote WAL itself, and the waiter's only change
+# went in with the holder's record.  Its COMMIT returned before its commit
+# record was written, so a crash lost a transaction reported committed,
+# and the standby, once caught up with what was written, still had the
+# holder's row only.  Here the standby is synchronous and the waiter
+# commits with synchronous_commit = remote_apply: the standby must have
+# both rows the moment the COMMIT returns (before the fix: one, as the
+# waiter did not wait at all).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -23,6 +34,9 @@ my $standby = PostgreSQL::Test::Cluster->new('chk_standby');
 $standby->init_from_backup($primary, 'backup', has_streaming => 1);
 $standby->start;
 
+$primary->safe_psql('postgres',
+	"ALTER SYSTEM SET synchronous_standby_names = 'chk_standby'");
+$primary->reload;
 $primary->safe_psql('postgres', q(
 CREATE EXTENSION blinkam;
 CREATE TABLE bt (a int, pad text) USING blinkheap;
@@ -85,10 +99,11 @@ is($standby->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
 is($primary->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
 	'blinkheap_check on the primary, the waiter still open');
 
+$waiter->query_safe('SET LOCAL synchronous_commit = remote_apply');
 $waiter->query_safe('COMMIT');
-$primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres',
-	"SELECT count(*) FROM bt WHERE a < 0"), '2', 'standby: both rows once the waiter committed');
+	"SELECT count(*) FROM bt WHERE a < 0"), '2',
+	'standby: both rows as soon as the waiter\'s COMMIT returned (remote_apply)');
 is($standby->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
 	'blinkheap_check on the standby after the commit');
 

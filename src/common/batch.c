@@ -303,6 +303,7 @@
 #include "port/atomics.h"
 #include "access/twophase.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
@@ -710,6 +711,29 @@ slot_answered(BlinkBatchSlot *s)
 }
 
 /*
+ * Part of this backend's run went in with another backend's WAL record.
+ * PostgreSQL flushes a transaction's commit record before COMMIT returns
+ * (and waits for synchronous standbys) only if the transaction wrote WAL
+ * of its own (RecordTransactionCommit: XactLastRecEnd set); otherwise the
+ * commit is asynchronous, since such a transaction changed nothing that a
+ * crash could keep.  A waiter whose only change went in with a holder's
+ * record had written nothing itself: its COMMIT returned before its commit
+ * record reached the disk, a crash then lost a transaction reported
+ * committed, and a standby saw its row only once the WAL writer came by
+ * (t/037, found by a helper's standby test).  So the waiter's own WAL end
+ * is raised to the insert position, which lies past the holder's record:
+ * its commit is then flushed, the holder's record with it.
+ */
+static void
+batch_owe_commit_flush(void)
+{
+	XLogRecPtr	pos = GetXLogInsertRecPtr();
+
+	if (XactLastRecEnd < pos)
+		XactLastRecEnd = pos;
+}
+
+/*
  * How much of a waiter's run went in (a prefix, by one holder or several:
  * see "Deferred and forwarded runs"), once its slot is final or withdrawn
  * (the holder wrote ndone and results before the state), and (if results
@@ -724,6 +748,8 @@ slot_progress(BlinkBatchSlot *s, uint32 *results)
 	ndone = s->ndone;
 	if (results)
 		memcpy(results, s->results, sizeof(uint32) * ndone);
+	if (ndone > 0)
+		batch_owe_commit_flush();
 	return ndone;
 }
 
