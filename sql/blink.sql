@@ -346,6 +346,15 @@ DROP FUNCTION wide_value(int, int);
 CREATE INDEX big_btree ON big USING btree (id);
 SELECT blink_check('big_btree');
 SELECT blink_check('big');
+-- a partitioned blink index has no pages: its partitions' indexes do
+CREATE TABLE bpart (id int) PARTITION BY RANGE (id);
+CREATE TABLE bpart1 PARTITION OF bpart FOR VALUES FROM (0) TO (100);
+CREATE INDEX bpart_id ON bpart USING blink (id);
+INSERT INTO bpart SELECT generate_series(0, 99);
+SELECT blink_check('bpart_id');
+SELECT blink_check(c.oid, true) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = 'bpart_id'::regclass;
+DROP TABLE bpart;
 SELECT blink_check(0);	-- a relation that does not exist
 SELECT * FROM blink_page_stats('big_id', 1000000);
 SELECT * FROM blink_page_items('big_id', -1);

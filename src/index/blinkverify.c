@@ -117,6 +117,14 @@ blink_open_index(Oid indexoid, LOCKMODE lockmode)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", indexoid)));
 
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX &&
+		rel->rd_rel->relam == get_index_am_oid("blink", true))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned blink index",
+						RelationGetRelationName(rel)),
+				 errdetail("A partitioned index has no pages of its own."),
+				 errhint("Check the index of each partition.")));
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
 		rel->rd_rel->relam != get_index_am_oid("blink", true))
 		ereport(ERROR,
