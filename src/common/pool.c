@@ -495,6 +495,25 @@ slot_is(int i, RelFileNode node)
 }
 
 /*
+ * The slot of node in this database, or -1 (the pools lock held): where
+ * this backend last found it (slot_hints), else every slot.
+ */
+static int
+find_slot(RelFileNode node)
+{
+	int			hint = slot_hints[node.relNode % lengthof(slot_hints)];
+
+	if (hint < Pools->nslots && slot_is(hint, node))
+		return hint;
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		if (slot_is(i, node))
+			return i;
+	}
+	return -1;
+}
+
+/*
  * How many pages rel's pool holds now: zero pages of its file that nothing
  * uses yet (0 if it has no slot).  For the planner's row estimate of a
  * blinkheap table (blinkheap_relation_estimate_size); the figure may be
@@ -504,18 +523,14 @@ int
 blinkam_pool_held(Relation rel)
 {
 	int			n = 0;
+	int			slot;
 
 	if (Pools->nslots == 0 || rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
 		return 0;
 	LWLockAcquire(Pools->lock, LW_SHARED);
-	for (int i = 0; i < Pools->nslots; i++)
-	{
-		if (slot_is(i, rel->rd_node))
-		{
-			n = Pools->slots[i].n[0] + Pools->slots[i].n[1];
-			break;
-		}
-	}
+	slot = find_slot(rel->rd_node);
+	if (slot >= 0)
+		n = Pools->slots[slot].n[0] + Pools->slots[slot].n[1];
 	LWLockRelease(Pools->lock);
 	return n;
 }
@@ -530,7 +545,7 @@ BlockNumber
 blinkam_pool_take(Relation rel, bool leaf)
 {
 	int			kind = leaf ? 0 : 1;
-	int			slot = -1;
+	int			slot;
 	BlockNumber blkno = InvalidBlockNumber;
 	bool		wake = false;
 	Oid			evicted = InvalidOid;
@@ -543,15 +558,8 @@ blinkam_pool_take(Relation rel, bool leaf)
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	watermarks(kind, &low, &high);
-	/* where this backend last found the relation's slot, then every slot */
 	hint = &slot_hints[rel->rd_node.relNode % lengthof(slot_hints)];
-	if (*hint < Pools->nslots && slot_is(*hint, rel->rd_node))
-		slot = *hint;
-	for (int i = 0; slot < 0 && i < Pools->nslots; i++)
-	{
-		if (slot_is(i, rel->rd_node))
-			slot = i;
-	}
+	slot = find_slot(rel->rd_node);
 
 	if (slot < 0)
 	{
@@ -723,14 +731,14 @@ int
 blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 {
 	int			added = 0;
+	int			i;
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
-	for (int i = 0; i < Pools->nslots; i++)
+	i = find_slot(node);
+	if (i >= 0)
 	{
 		BlinkPoolSlot *s = &Pools->slots[i];
 
-		if (s->dbid != MyDatabaseId || !RelFileNodeEquals(s->node, node))
-			continue;
 		for (int b = 0; b < nblocks; b++)
 		{
 			int			kind = b < nleaf ? 0 : 1;
@@ -765,7 +773,6 @@ blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 				added++;
 			}
 		}
-		break;
 	}
 	LWLockRelease(Pools->lock);
 	return added;
@@ -1030,6 +1037,16 @@ blinkam_pool_init(void)
  * then made again) records nothing into it.
  */
 
+/* r's sweep has not begun (the pools lock held exclusively). */
+static void
+sweep_reset(BlinkDbRequest *r)
+{
+	r->sweep.pass = BLINKAM_SWEEP_NEW;
+	r->sweep.relid = InvalidOid;
+	r->sweep.block = 0;
+	r->sweep.deaths = 0;
+}
+
 /*
  * Ask for a repair sweep of a database's blink indexes.  Returns false if
  * no entry was free for it (the launcher asks again later).
@@ -1047,10 +1064,7 @@ blinkam_request_repair(Oid dbid)
 		if (++Pools->last_sweep_id == 0)
 			Pools->last_sweep_id = 1;	/* 0 is none */
 		r->sweep_id = Pools->last_sweep_id;
-		r->sweep.pass = BLINKAM_SWEEP_NEW;
-		r->sweep.relid = InvalidOid;
-		r->sweep.block = 0;
-		r->sweep.deaths = 0;
+		sweep_reset(r);
 	}
 	LWLockRelease(Pools->lock);
 	return r != NULL;
@@ -1386,10 +1400,7 @@ blinkam_worker_sweep_done(void)
 		if (my_sweep(r))
 		{
 			r->repair = false;
-			r->sweep.pass = BLINKAM_SWEEP_NEW;
-			r->sweep.relid = InvalidOid;
-			r->sweep.block = 0;
-			r->sweep.deaths = 0;
+			sweep_reset(r);
 		}
 		my_sweep_id = 0;
 	}
@@ -1514,8 +1525,7 @@ blinkam_release_database(Oid dbid, int hold_ms, bool dropped)
 					/* and an unfinished sweep's position with them */
 					r->dropped = true;
 					r->repair = r->returns = false;
-					r->sweep.pass = BLINKAM_SWEEP_NEW;
-					r->sweep.deaths = 0;
+					sweep_reset(r);
 				}
 				if (r->worker_pid != 0)
 				{
