@@ -121,6 +121,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"database_held", BLINKAM_PAUSE_DATABASE_HELD, false},
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
+	{"heap_update_window", BLINKAM_PAUSE_HEAP_UPDATE_WINDOW, false},
 	{NULL, 0, false}
 };
 

@@ -128,9 +128,12 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_MULTI_INSERT_CHECKED,	/* a blinkheap multi-insert (COPY)
 										 * has made its first SERIALIZABLE
 										 * check, no page locked yet */
-	BLINKAM_PAUSE_HEAP_CHECK_PAGE	/* blinkheap_check has read the next
+	BLINKAM_PAUSE_HEAP_CHECK_PAGE,	/* blinkheap_check has read the next
 									 * xid and is about to read a page; it
 									 * holds no buffer */
+	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW	/* a blinkheap update has locked the
+										 * old version and let its page go
+										 * (pinned) to find room elsewhere */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

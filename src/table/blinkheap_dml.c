@@ -506,11 +506,37 @@ _bh_set_xmax(HeapTupleHeader htup, TransactionId xmax, uint16 infomask,
 	HeapTupleHeaderSetXmax(htup, xmax);
 }
 
+/* Does an xmax that only locks still name a running locker? */
+static bool
+_bh_lockers_running(TransactionId xmax, uint16 infomask)
+{
+	if (infomask & HEAP_XMAX_IS_MULTI)
+		return MultiXactIdIsRunning(xmax, HEAP_XMAX_IS_LOCKED_ONLY(infomask));
+	return TransactionIdIsInProgress(xmax);
+}
+
 /*
  * The xmax an update gives the new version, from the old version's header
  * old: the lockers that remain on the old one (key-share lockers of a
- * non-key update), not the update itself -- none if there were none, or
- * if the update waited for them all and none remains (no_lockers).
+ * non-key update), not the update itself -- none if there were none, if
+ * the update waited for them all and none remains (no_lockers), or if
+ * none of them runs any more.
+ *
+ * A locker that has finished must not be carried over.  Its xid may be
+ * older than the cutoff of a VACUUM that runs while the update has let
+ * the old page go (_bh_update's window): the window's lock on the old
+ * version has already replaced that xid there (_bh_compute_new_xmax drops
+ * finished lockers), the new version's page may be scanned before the
+ * version lands, and VACUUM would set relfrozenxid past an xid the new
+ * version then holds -- "found xmax ... from before relfrozenxid" at every
+ * later VACUUM FREEZE.  (heap_update avoids it because
+ * HeapTupleSatisfiesUpdate hints such an xmax invalid before it is read.)
+ * A locker still running here is safe to carry even if it ends in the
+ * window: it ran after our snapshot was taken, so its xid is at or above
+ * our snapshot's xmin, which holds back the cutoff of every VACUUM until
+ * the update ends (_bh_update drops it after the window all the same).
+ * specs/blinkheap_update_window holds an update in the window for both
+ * cases.
  */
 static void
 _bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
@@ -521,6 +547,9 @@ _bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
 		*xmax = InvalidTransactionId;
 	else
 		*xmax = HeapTupleHeaderGetRawXmax(old);
+	if (TransactionIdIsValid(*xmax) &&
+		!_bh_lockers_running(*xmax, old->t_infomask))
+		*xmax = InvalidTransactionId;
 	if (!TransactionIdIsValid(*xmax))
 	{
 		*infomask = HEAP_XMAX_INVALID;
@@ -1273,6 +1302,8 @@ l2:
 		htup->t_ctid = oldtup.t_self;
 		blinkam_xlog_finish(state);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		/* tests: hold the update here, its old page let go */
+		blinkam_debug_pause(BLINKAM_PAUSE_HEAP_UPDATE_WINDOW);
 
 		if (need_toast)
 		{
@@ -1332,6 +1363,21 @@ l2:
 								 &infomask2_old_tuple);
 			_bh_new_version_xmax(now, false, &xmax_new_tuple,
 								 &infomask_new_tuple, &infomask2_new_tuple);
+			_bh_set_xmax(heaptup->t_data, xmax_new_tuple, infomask_new_tuple,
+						 infomask2_new_tuple);
+		}
+		else if (TransactionIdIsValid(xmax_new_tuple) &&
+				 !_bh_lockers_running(xmax_new_tuple, infomask_new_tuple))
+		{
+			/*
+			 * The lockers the new version was to carry ended in the
+			 * window.  Our snapshot kept VACUUM's cutoff at or below them
+			 * (see _bh_new_version_xmax), unless old_snapshot_threshold
+			 * let VACUUM pass it; either way they need not be carried.
+			 */
+			xmax_new_tuple = InvalidTransactionId;
+			infomask_new_tuple = HEAP_XMAX_INVALID;
+			infomask2_new_tuple = 0;
 			_bh_set_xmax(heaptup->t_data, xmax_new_tuple, infomask_new_tuple,
 						 infomask2_new_tuple);
 		}

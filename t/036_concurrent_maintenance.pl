@@ -20,16 +20,11 @@
 # three tables hold the same rows, every blink index passes blink_check
 # and bh passes blinkheap_check, and the log has no internal error.
 #
-# Not in make test (t/stress/) until the bug it finds is fixed: on the
-# assertion-enabled build about one run in six fails in its first round
-# (buffered, batched, a shared hot page) with a blinkheap row whose xmax
-# precedes relfrozenxid -- blinkheap_check: "Block 10, offset 61: xmax
-# 13152 precedes relfrozenxid 13888"; VACUUM and CLUSTER: "found xmax
-# 13152 from before relfrozenxid 13888".  Suspected: an UPDATE copies a
-# finished locker's xmax onto the new version (_bh_new_version_xmax) after
-# VACUUM froze the old one and advanced relfrozenxid.  Run it with
-#   PROVE_TESTS=t/stress/036_concurrent_maintenance.pl scripts/run-tests.sh PG_CONFIG tap
-# Errors are repeated at the end of the log.
+# It found an UPDATE that carried a finished locker's xid onto a new
+# version after VACUUM had set relfrozenxid past it (blinkheap_check:
+# "xmax ... precedes relfrozenxid"), about one run in six on the
+# assertion build; specs/blinkheap_update_window now holds that window.
+# Errors of the maintenance commands are repeated at the end of the log.
 #
 # Found with a stress harness of this shape: blink_check reported
 # concurrently built indexes corrupted (a recently dead row has no entry
