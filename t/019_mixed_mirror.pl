@@ -26,6 +26,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use Mirror;
 
 my $node = PostgreSQL::Test::Cluster->new('mirror');
 $node->init(allows_streaming => 1);
@@ -59,18 +62,7 @@ $standby->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION blinkam;
 CREATE SEQUENCE ids;
-CREATE TABLE hp (id bigint, k int, v int, pad text);
-CREATE UNIQUE INDEX hp_id ON hp (id);
-CREATE INDEX hp_kv ON hp (k, v) INCLUDE (id);
-CREATE INDEX hp_v ON hp (v);
-CREATE TABLE hb (id bigint, k int, v int, pad text);
-CREATE UNIQUE INDEX hb_id ON hb USING blink (id);
-CREATE INDEX hb_kv ON hb USING blink (k, v) INCLUDE (id);
-CREATE INDEX hb_v ON hb USING blink (v);
-CREATE TABLE bh (id bigint, k int, v int, pad text) USING blinkheap;
-CREATE UNIQUE INDEX bh_id ON bh USING blink (id);
-CREATE INDEX bh_kv ON bh USING blink (k, v) INCLUDE (id);
-CREATE INDEX bh_v ON bh USING blink (v);
+} . mirror_tables_sql() . q{
 
 -- The query that reads one table for keys $1..$2 the way mode says, with
 -- the planner settings that make it do so set for this transaction.
@@ -121,23 +113,7 @@ BEGIN
 	RETURN p;
 END $$;
 
--- Called in a REPEATABLE READ transaction: hb and bh answer as hp does.
-CREATE FUNCTION mirror_check(lo int, hi int, mode text)
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-	ref text := mirror_digest('hp', lo, hi, mode);
-	t text;
-	d text;
-BEGIN
-	FOREACH t IN ARRAY ARRAY['hb', 'bh'] LOOP
-		d := mirror_digest(t, lo, hi, mode);
-		IF d IS DISTINCT FROM ref THEN
-			RAISE EXCEPTION 'mirror differs: % scan of % for k in [%, %] gives %, hp gives %',
-				mode, t, lo, hi, d, ref;
-		END IF;
-	END LOOP;
-END $$;
-});
+} . mirror_check_sql());
 
 my %scripts = (
 	# several rows in one statement, the same rows into the three tables
@@ -153,18 +129,14 @@ WITH r AS (INSERT INTO hp SELECT nextval('ids'), :k + g % 3, g, repeat(md5(:k::t
 SELECT nextval('ids') AS nid \gset
 BEGIN;
 SET LOCAL blinkam.debug_batch_delay = 1;
-INSERT INTO hp VALUES (:nid, :k, 0, 'one');
-INSERT INTO hb VALUES (:nid, :k, 0, 'one');
-INSERT INTO bh VALUES (:nid, :k, 0, 'one');
+INSERT INTO %T VALUES (:nid, :k, 0, 'one');
 COMMIT;
 },
 	# plain columns of every row of one key
 	'upd_group@3' => q{
 \set k random(1, 400)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-UPDATE hp SET v = v + 1, pad = left(pad || 'u', 3000) WHERE k = :k;
-UPDATE hb SET v = v + 1, pad = left(pad || 'u', 3000) WHERE k = :k;
-UPDATE bh SET v = v + 1, pad = left(pad || 'u', 3000) WHERE k = :k;
+UPDATE %T SET v = v + 1, pad = left(pad || 'u', 3000) WHERE k = :k;
 COMMIT;
 },
 	# the indexed key of one row
@@ -173,9 +145,7 @@ COMMIT;
 \set off random(0, 3000)
 SELECT last_value - :off AS tid FROM ids \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-UPDATE hp SET k = :k, v = v - 1 WHERE id = :tid;
-UPDATE hb SET k = :k, v = v - 1 WHERE id = :tid;
-UPDATE bh SET k = :k, v = v - 1 WHERE id = :tid;
+UPDATE %T SET k = :k, v = v - 1 WHERE id = :tid;
 COMMIT;
 },
 	'del_one@2' => q{
@@ -183,17 +153,13 @@ COMMIT;
 \set neg random(1, 1500)
 SELECT last_value - :off AS tid FROM ids \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-DELETE FROM hp WHERE id IN (:tid, -:neg);
-DELETE FROM hb WHERE id IN (:tid, -:neg);
-DELETE FROM bh WHERE id IN (:tid, -:neg);
+DELETE FROM %T WHERE id IN (:tid, -:neg);
 COMMIT;
 },
 	'del_group@1' => q{
 \set k random(1, 400)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-DELETE FROM hp WHERE k = :k AND v % 2 = 0;
-DELETE FROM hb WHERE k = :k AND v % 2 = 0;
-DELETE FROM bh WHERE k = :k AND v % 2 = 0;
+DELETE FROM %T WHERE k = :k AND v % 2 = 0;
 COMMIT;
 },
 	# ids of their own (negative: the sequence's ids may be taken and not
@@ -202,9 +168,7 @@ COMMIT;
 \set k random(1, 400)
 \set neg random(1, 1500)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-INSERT INTO hp VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = hp.v + 10;
-INSERT INTO hb VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = hb.v + 10;
-INSERT INTO bh VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = bh.v + 10;
+INSERT INTO %T VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = %T.v + 10;
 COMMIT;
 },
 	'read_index@2' => q{
@@ -241,17 +205,7 @@ VACUUM (TRUNCATE false) hb;
 VACUUM bh;
 },
 );
-my @files;
-for my $name (sort keys %scripts)
-{
-	(my $file = $name) =~ s/\@\d+$//;
-	$file = $node->basedir . "/019_$file.sql";
-	open(my $fh, '>', $file) or die "cannot write $file: $!";
-	print $fh $scripts{$name};
-	close $fh;
-	(my $weight = $name) =~ s/^[^@]*//;
-	push @files, '--file', "$file$weight";
-}
+my @files = pgbench_files($node, '019', %scripts);
 
 sub pgbench_cmd
 {
@@ -265,28 +219,9 @@ sub pgbench_cmd
 sub check_mirror
 {
 	my ($n, $when) = @_;
-	for my $t (qw(hb bh))
-	{
-		is($n->safe_psql('postgres', qq{
-			SELECT (SELECT count(*) FROM (TABLE hp EXCEPT ALL TABLE $t) a)
-			     + (SELECT count(*) FROM (TABLE $t EXCEPT ALL TABLE hp) b)}),
-			'0', "$when: $t holds exactly hp's rows");
-	}
-	for my $mode (qw(index ios bitmap))
-	{
-		is($n->safe_psql('postgres', qq{
-			BEGIN ISOLATION LEVEL REPEATABLE READ;
-			SELECT mirror_check(-1000000, 1000000, '$mode');
-			COMMIT;}), '',
-			"$when: $mode scans of hb and bh over all keys answer as hp's");
-	}
-	for my $idx (qw(hb_id hb_kv hb_v bh_id bh_kv bh_v))
-	{
-		is($n->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
-			"$when: blink_check($idx, heapallindexed)");
-	}
-	is($n->safe_psql('postgres', "SELECT blinkheap_check('bh')"), '',
-		"$when: blinkheap_check(bh)");
+	check_same_rows($n, $when);
+	check_scans($n, $when, qw(index ios bitmap));
+	check_indexes($n, $when);
 }
 
 # A run to its end: no client may fail, readers included.

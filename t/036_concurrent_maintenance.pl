@@ -37,6 +37,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use Mirror;
 
 my $node = PostgreSQL::Test::Cluster->new('maint');
 $node->init;
@@ -54,18 +57,7 @@ $node->safe_psql('postgres', q{
 CREATE EXTENSION blinkam;
 CREATE SEQUENCE blk;
 CREATE SEQUENCE cpy;
-CREATE TABLE hp (id bigint, k int, v int, pad text);
-CREATE UNIQUE INDEX hp_id ON hp (id);
-CREATE INDEX hp_kv ON hp (k, v) INCLUDE (id);
-CREATE INDEX hp_v ON hp (v);
-CREATE TABLE hb (id bigint, k int, v int, pad text);
-CREATE UNIQUE INDEX hb_id ON hb USING blink (id);
-CREATE INDEX hb_kv ON hb USING blink (k, v) INCLUDE (id);
-CREATE INDEX hb_v ON hb USING blink (v);
-CREATE TABLE bh (id bigint, k int, v int, pad text) USING blinkheap;
-CREATE UNIQUE INDEX bh_id ON bh USING blink (id);
-CREATE INDEX bh_kv ON bh USING blink (k, v) INCLUDE (id);
-CREATE INDEX bh_v ON bh USING blink (v);
+} . mirror_tables_sql() . q{
 INSERT INTO hp SELECT nextval('blk') * 8, g % 200, g % 50, md5(g::text)
   FROM generate_series(1, 2000) g;
 INSERT INTO hb SELECT * FROM hp;
@@ -98,47 +90,26 @@ BEGIN
 	RETURN d;
 END $$;
 
--- Called in a REPEATABLE READ transaction: hb and bh answer as hp does.
-CREATE FUNCTION mirror_check(lo int, hi int, mode text)
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-	ref text := mirror_digest('hp', lo, hi, mode);
-	t text;
-	d text;
-BEGIN
-	FOREACH t IN ARRAY ARRAY['hb', 'bh'] LOOP
-		d := mirror_digest(t, lo, hi, mode);
-		IF d IS DISTINCT FROM ref THEN
-			RAISE EXCEPTION 'mirror differs: % scan of % for [%, %] gives %, hp gives %',
-				mode, t, lo, hi, d, ref;
-		END IF;
-	END LOOP;
-END $$;
-});
+} . mirror_check_sql());
 
-# Every statement names hp, hb, bh in that order, and so does every lock
-# the maintenance session takes on more than one of them: no deadlocks.
+# A line naming %T runs on hp, hb and bh in that order (Mirror.pm), and
+# every lock the maintenance session takes on more than one of them
+# follows that order too: no deadlocks.
 my %scripts = (
 	'ins_many@4' => q{
 \set k random(1, 200)
 \set n random(1, 7)
 SELECT nextval('blk') * 8 AS b \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-INSERT INTO hp SELECT :b + g, :k + g % 3, g, repeat(md5(:k::text), (:k * g) % 90) FROM generate_series(0, :n) g;
-INSERT INTO hb SELECT :b + g, :k + g % 3, g, repeat(md5(:k::text), (:k * g) % 90) FROM generate_series(0, :n) g;
-INSERT INTO bh SELECT :b + g, :k + g % 3, g, repeat(md5(:k::text), (:k * g) % 90) FROM generate_series(0, :n) g;
+INSERT INTO %T SELECT :b + g, :k + g % 3, g, repeat(md5(:k::text), (:k * g) % 90) FROM generate_series(0, :n) g;
 COMMIT;
 },
 	'ins_one@4' => q{
 \set k random(1, 200)
 SELECT nextval('blk') * 8 AS b \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-INSERT INTO hp VALUES (:b, :k, 0, 'one');
-INSERT INTO hb VALUES (:b, :k, 0, 'one');
-INSERT INTO bh VALUES (:b, :k, 0, 'one');
-INSERT INTO hp VALUES (:b + 1, :k + 1, 1, 'two');
-INSERT INTO hb VALUES (:b + 1, :k + 1, 1, 'two');
-INSERT INTO bh VALUES (:b + 1, :k + 1, 1, 'two');
+INSERT INTO %T VALUES (:b, :k, 0, 'one');
+INSERT INTO %T VALUES (:b + 1, :k + 1, 1, 'two');
 COMMIT;
 },
 	'copy@1' => q{
@@ -146,9 +117,7 @@ COMMIT;
 SELECT 1000000000000 + nextval('cpy') * 8 AS lo \gset
 \set hi :lo + 7
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-COPY hp (id, k, v, pad) FROM PROGRAM 'seq -f %.0f,:k,5,copy :lo 1 :hi' WITH (FORMAT csv);
-COPY hb (id, k, v, pad) FROM PROGRAM 'seq -f %.0f,:k,5,copy :lo 1 :hi' WITH (FORMAT csv);
-COPY bh (id, k, v, pad) FROM PROGRAM 'seq -f %.0f,:k,5,copy :lo 1 :hi' WITH (FORMAT csv);
+COPY %T (id, k, v, pad) FROM PROGRAM 'seq -f %.0f,:k,5,copy :lo 1 :hi' WITH (FORMAT csv);
 COMMIT;
 },
 	'savepoint@2' => q{
@@ -157,31 +126,19 @@ COMMIT;
 SELECT nextval('blk') * 8 AS b \gset
 SELECT (last_value - :off) * 8 + :off % 8 AS tid FROM blk \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-INSERT INTO hp VALUES (:b, :k, 10, 'sp1');
-INSERT INTO hb VALUES (:b, :k, 10, 'sp1');
-INSERT INTO bh VALUES (:b, :k, 10, 'sp1');
+INSERT INTO %T VALUES (:b, :k, 10, 'sp1');
 SAVEPOINT s;
-INSERT INTO hp SELECT :b + g, :k, g, 'gone' FROM generate_series(1, 4) g;
-INSERT INTO hb SELECT :b + g, :k, g, 'gone' FROM generate_series(1, 4) g;
-INSERT INTO bh SELECT :b + g, :k, g, 'gone' FROM generate_series(1, 4) g;
-UPDATE hp SET v = v + 100, k = k + 1 WHERE id = :tid;
-UPDATE hb SET v = v + 100, k = k + 1 WHERE id = :tid;
-UPDATE bh SET v = v + 100, k = k + 1 WHERE id = :tid;
+INSERT INTO %T SELECT :b + g, :k, g, 'gone' FROM generate_series(1, 4) g;
+UPDATE %T SET v = v + 100, k = k + 1 WHERE id = :tid;
 ROLLBACK TO s;
-INSERT INTO hp VALUES (:b + 5, :k, 11, 'sp2');
-INSERT INTO hb VALUES (:b + 5, :k, 11, 'sp2');
-INSERT INTO bh VALUES (:b + 5, :k, 11, 'sp2');
-UPDATE hp SET v = v + 1 WHERE id = :tid;
-UPDATE hb SET v = v + 1 WHERE id = :tid;
-UPDATE bh SET v = v + 1 WHERE id = :tid;
+INSERT INTO %T VALUES (:b + 5, :k, 11, 'sp2');
+UPDATE %T SET v = v + 1 WHERE id = :tid;
 COMMIT;
 },
 	'upd_group@2' => q{
 \set k random(1, 200)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-UPDATE hp SET v = v + 1, pad = left(pad || 'u', 2000) WHERE k = :k;
-UPDATE hb SET v = v + 1, pad = left(pad || 'u', 2000) WHERE k = :k;
-UPDATE bh SET v = v + 1, pad = left(pad || 'u', 2000) WHERE k = :k;
+UPDATE %T SET v = v + 1, pad = left(pad || 'u', 2000) WHERE k = :k;
 COMMIT;
 },
 	'upd_key@2' => q{
@@ -189,27 +146,21 @@ COMMIT;
 \set off random(0, 300)
 SELECT (last_value - :off) * 8 + :off % 8 AS tid FROM blk \gset
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-UPDATE hp SET k = :k, v = v - 1 WHERE id = :tid;
-UPDATE hb SET k = :k, v = v - 1 WHERE id = :tid;
-UPDATE bh SET k = :k, v = v - 1 WHERE id = :tid;
+UPDATE %T SET k = :k, v = v - 1 WHERE id = :tid;
 COMMIT;
 },
 	'del@2' => q{
 \set k random(1, 200)
 \set neg random(1, 800)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-DELETE FROM hp WHERE (k = :k AND v % 2 = 0) OR id = -:neg;
-DELETE FROM hb WHERE (k = :k AND v % 2 = 0) OR id = -:neg;
-DELETE FROM bh WHERE (k = :k AND v % 2 = 0) OR id = -:neg;
+DELETE FROM %T WHERE (k = :k AND v % 2 = 0) OR id = -:neg;
 COMMIT;
 },
 	'upsert@2' => q{
 \set k random(1, 200)
 \set neg random(1, 800)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-INSERT INTO hp VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = hp.v + 10;
-INSERT INTO hb VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = hb.v + 10;
-INSERT INTO bh VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = bh.v + 10;
+INSERT INTO %T VALUES (-:neg, :k, 7, 'ups') ON CONFLICT (id) DO UPDATE SET v = %T.v + 10;
 COMMIT;
 },
 );
@@ -226,17 +177,7 @@ SELECT mirror_check(:k, :k + $w, '$mode');
 COMMIT;
 };
 }
-my @files;
-for my $name (sort keys %scripts)
-{
-	(my $file = $name) =~ s/\@\d+$//;
-	$file = $node->basedir . "/034_$file.sql";
-	open(my $fh, '>', $file) or die "cannot write $file: $!";
-	print $fh $scripts{$name};
-	close $fh;
-	(my $weight = $name) =~ s/^[^@]*//;
-	push @files, '--file', "$file$weight";
-}
+my @files = pgbench_files($node, '036', %scripts);
 
 # The maintenance session's round; every command must succeed.
 my @maintenance = (
@@ -340,32 +281,15 @@ run_round('per statement, no batches',
 	'-c blinkam.defer_inserts=statement -c blinkam.batch_inserts=off -c blinkam.hot_insert_pages=0');
 
 # The three tables hold the same rows; every index agrees with its table.
-for my $t (qw(hb bh))
-{
-	is($node->safe_psql('postgres', qq{
-		SELECT (SELECT count(*) FROM (TABLE hp EXCEPT ALL TABLE $t) a)
-		     + (SELECT count(*) FROM (TABLE $t EXCEPT ALL TABLE hp) b)}),
-		'0', "$t holds exactly hp's rows");
-}
-for my $mode (qw(index ios bitmap seq))
-{
-	is($node->safe_psql('postgres', qq{
-		BEGIN ISOLATION LEVEL REPEATABLE READ;
-		SELECT mirror_check(-1000000, 1000000, '$mode');
-		COMMIT;}), '', "$mode scans of hb and bh over all keys answer as hp's");
-}
+check_same_rows($node, 'at the end');
+check_scans($node, 'at the end', qw(index ios bitmap seq));
 is($node->safe_psql('postgres', q{
 	SELECT string_agg(c.relname, ', ' ORDER BY c.relname)
 	  FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
 	 WHERE i.indrelid IN ('hp'::regclass, 'hb'::regclass, 'bh'::regclass)}),
 	'bh_id, bh_kv, bh_v, hb_id, hb_kv, hb_v, hp_id, hp_kv, hp_v',
 	'the indexes are the original ones, none left behind');
-for my $idx (qw(hb_id hb_kv hb_v bh_id bh_kv bh_v))
-{
-	is($node->safe_psql('postgres', "SELECT blink_check('$idx', true)"), '',
-		"blink_check($idx, heapallindexed)");
-}
-is($node->safe_psql('postgres', "SELECT blinkheap_check('bh')"), '', 'blinkheap_check(bh)');
+check_indexes($node, 'at the end');
 $node->stop;
 my $log = slurp_file($node->logfile);
 unlike($log, qr/TRAP:|PANIC:| XX000 /, 'no failed assertion, PANIC or internal error in the log');
