@@ -12,7 +12,7 @@ use warnings;
 use Exporter 'import';
 use Test::More;
 
-our @EXPORT = qw(mirror_tables_sql mirror_check_sql pgbench_files
+our @EXPORT = qw(mirror_tables_sql mirror_check_sql pgbench_files pgbench_files_for
   check_same_rows check_scans check_indexes);
 
 # The three tables and their indexes.
@@ -67,18 +67,38 @@ END $$;
 sub pgbench_files
 {
 	my ($node, $prefix, %scripts) = @_;
+	return pgbench_files_for($node, $prefix, { '%T' => [qw(hp hb bh)] },
+		%scripts);
+}
+
+# The same for other mirrored tables: $tables maps placeholders to lists
+# of names of one length; a line naming any placeholder is written once
+# per position, with each placeholder replaced by its name there.
+sub pgbench_files_for
+{
+	my ($node, $prefix, $tables, %scripts) = @_;
+	my @holders = sort keys %$tables;
+	my $copies = scalar @{ $tables->{ $holders[0] } };
+	my $any = join('|', map { quotemeta } @holders);
 	my @files;
 	for my $name (sort keys %scripts)
 	{
 		my ($base, $weight) = $name =~ /^([^@]*)(\@\d+)?$/;
 		my $file = $node->basedir . "/${prefix}_$base.sql";
-		my $text = join('',
-			map {
-				my $line = $_;
-				$line =~ /%T/
-				  ? join('', map { (my $l = $line) =~ s/%T/$_/g; $l } qw(hp hb bh))
-				  : $line
-			} split /^/, $scripts{$name});
+		my $text = '';
+		for my $line (split /^/, $scripts{$name})
+		{
+			if ($line !~ /$any/)
+			{
+				$text .= $line;
+				next;
+			}
+			for my $i (0 .. $copies - 1)
+			{
+				(my $l = $line) =~ s/($any)/$tables->{$1}[$i]/g;
+				$text .= $l;
+			}
+		}
 		open(my $fh, '>', $file) or die "cannot write $file: $!";
 		print $fh $text;
 		close $fh;
