@@ -217,13 +217,20 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 				 HeapTupleHeaderGetRawXmin(h), frozenxid);
 		_bh_corrupted(rel, blk, off, detail);
 	}
-	if (!(h->t_infomask & HEAP_XMAX_INVALID))
+	/*
+	 * An xmax hinted invalid (an aborted updater, a finished locker) still
+	 * names an xid or multi, and VACUUM's freezing reads it all the same:
+	 * it fails on one older than relfrozenxid / relminmxid ("found xmax
+	 * ... from before relfrozenxid").  So those two bounds hold whatever
+	 * the hint; "in the future" is checked only for an xmax in use.
+	 */
 	{
 		TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+		bool		in_use = !(h->t_infomask & HEAP_XMAX_INVALID);
 
 		if (h->t_infomask & HEAP_XMAX_IS_MULTI)
 		{
-			if (MultiXactIdIsValid(xmax) &&
+			if (in_use && MultiXactIdIsValid(xmax) &&
 				!_bh_multi_in_past(xmax, nextmulti))
 			{
 				snprintf(detail, sizeof(detail),
@@ -239,7 +246,7 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 				_bh_corrupted(rel, blk, off, detail);
 			}
 		}
-		else if (!_bh_xid_in_past(xmax, nextxid))
+		else if (in_use && !_bh_xid_in_past(xmax, nextxid))
 		{
 			snprintf(detail, sizeof(detail), "xmax %u is in the future", xmax);
 			_bh_corrupted(rel, blk, off, detail);
@@ -249,7 +256,8 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 				 TransactionIdPrecedes(xmax, frozenxid))
 		{
 			snprintf(detail, sizeof(detail),
-					 "xmax %u precedes relfrozenxid %u", xmax, frozenxid);
+					 "xmax %u precedes relfrozenxid %u%s", xmax, frozenxid,
+					 in_use ? "" : " (hinted invalid)");
 			_bh_corrupted(rel, blk, off, detail);
 		}
 	}
