@@ -7,8 +7,9 @@
 # of every strength (FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
 # UPDATE), also in a subtransaction rolled back; child inserts and
 # deletes; parent updates that leave the key alone and grow the row until
-# its new version needs another page (the update lets the old page go
-# while it finds one, keeping what lockers it must); updates of a second
+# its new version needs another page or its TOAST values (the update
+# lets the old page go while it finds one or writes them, keeping what
+# lockers it must); updates of a second
 # unique column (a key update, which waits for key-share lockers).  Many
 # clients lock the same rows at once, so MultiXacts form.  Beside them
 # VACUUM FREEZE runs with every freeze age at zero, each pass advancing
@@ -57,6 +58,10 @@ CREATE TABLE hc (id bigserial, parent int REFERENCES hp (id), note text);
 CREATE INDEX hc_parent ON hc (parent);
 CREATE TABLE bc (id bigint, parent int REFERENCES bp (id), note text) USING blinkheap;
 CREATE INDEX bc_parent ON bc USING blink (parent);
+-- a long pad goes to the TOAST table uncompressed: an update that makes
+-- one writes TOAST rows with the old version let go
+ALTER TABLE hp ALTER pad SET STORAGE EXTERNAL;
+ALTER TABLE bp ALTER pad SET STORAGE EXTERNAL;
 INSERT INTO hp SELECT g, g, 0, 'p' FROM generate_series(1, $parents) g;
 INSERT INTO bp SELECT * FROM hp;
 });
@@ -123,6 +128,12 @@ BEGIN;
 UPDATE %P SET v = v + 1, pad = left(pad || repeat('x', 300), 1500) WHERE id = :id;
 COMMIT;
 },
+	'toast@1' => qq{
+\\set id random(1, $parents)
+BEGIN;
+UPDATE %P SET v = v + 1, pad = left(pad || repeat(md5(v::text), 100), 3000) WHERE id = :id;
+COMMIT;
+},
 	'shrink@1' => qq{
 \\set id random(1, $parents)
 BEGIN;
@@ -184,6 +195,10 @@ for my $pair ([qw(hp bp)], [qw(hc bc)])
 }
 ok($node->safe_psql('postgres', "SELECT count(*) FROM hp WHERE length(pad) > 1000") > 0,
 	'some rows grew past a page share');
+my $toast = $node->safe_psql('postgres',
+	"SELECT reltoastrelid::regclass FROM pg_class WHERE oid = 'bp'::regclass");
+ok($node->safe_psql('postgres', "SELECT count(*) FROM $toast") > 0,
+	"some of bp's rows have their pad in the TOAST table");
 
 # A last aggressive VACUUM of every table succeeds, and every check passes.
 for my $t (qw(hp bp hc bc))
