@@ -245,6 +245,31 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 						 xmax, minmxid);
 				_bh_corrupted(rel, blk, off, detail);
 			}
+
+			/*
+			 * An updater among its members (committed or not) is frozen by
+			 * VACUUM with the tuple, and VACUUM fails on one older than
+			 * relfrozenxid ("found update xid ... from before
+			 * relfrozenxid").  The MultiXact is readable: it is not older
+			 * than relminmxid (above) nor newer than the next one.
+			 */
+			if (MultiXactIdIsValid(xmax) &&
+				!HEAP_XMAX_IS_LOCKED_ONLY(h->t_infomask) &&
+				!HEAP_LOCKED_UPGRADED(h->t_infomask) &&
+				_bh_multi_in_past(xmax, nextmulti))
+			{
+				TransactionId upd = HeapTupleGetUpdateXid(h);
+
+				if (TransactionIdIsNormal(upd) &&
+					TransactionIdIsNormal(frozenxid) &&
+					TransactionIdPrecedes(upd, frozenxid))
+				{
+					snprintf(detail, sizeof(detail),
+							 "multixact xmax %u has updater %u, which precedes relfrozenxid %u",
+							 xmax, upd, frozenxid);
+					_bh_corrupted(rel, blk, off, detail);
+				}
+			}
 		}
 		else if (in_use && !_bh_xid_in_past(xmax, nextxid))
 		{
