@@ -1,22 +1,24 @@
 # Row locks, foreign keys and MultiXacts beside aggressive VACUUMs, on a
 # heap table and its blinkheap mirror.
 #
-# Parents hp (heap) and bp (blinkheap, a blink unique index), each with children
-# hc / bc whose foreign key takes FOR KEY SHARE locks on the parent row.
-# Writers make the same change to both sides in one transaction: row locks
-# of every strength (FOR KEY SHARE, FOR SHARE, FOR NO KEY UPDATE, FOR
-# UPDATE), also in a subtransaction rolled back; child inserts and
-# deletes; parent updates that leave the key alone and grow the row until
-# its new version needs another page or its TOAST values (the update
-# lets the old page go while it finds one or writes them, keeping what
-# lockers it must); updates of a second
-# unique column (a key update, which waits for key-share lockers).  Many
-# clients lock the same rows at once, so MultiXacts form.  Beside them
-# VACUUM FREEZE runs with every freeze age at zero, each pass advancing
-# relfrozenxid and relminmxid as far as the rows allow.
+# Parents hp (heap) and bp (blinkheap, a blink unique index), each with
+# children hc / bc whose foreign key takes FOR KEY SHARE locks on the
+# parent row.  Writers make the same change to both sides in one
+# transaction: row locks of every strength (FOR KEY SHARE, FOR SHARE, FOR
+# NO KEY UPDATE, FOR UPDATE), also in a subtransaction rolled back; child
+# inserts and deletes; parent updates that roll back (beside a key-share
+# locker they leave a MultiXact with an aborted updater); parent updates
+# that leave the key alone and grow the row until its new version needs
+# another page or TOAST rows (the update lets the old page go while it
+# finds one or writes them, keeping what lockers it must); updates of a
+# second unique column (a key update, which waits for key-share lockers).
+# Many clients lock the same rows at once, so MultiXacts form.  Beside
+# them VACUUM FREEZE runs with every freeze age at zero, each pass
+# advancing relfrozenxid and relminmxid as far as the rows allow.
 #
-# blinkheap once carried a finished locker's xid onto an updated row's new
-# version after such a VACUUM had set relfrozenxid past it
+# blinkheap once carried a finished locker's xid, or a rolled-back
+# updater's inside a MultiXact, onto an updated row's new version after
+# such a VACUUM had set relfrozenxid past it
 # (specs/blinkheap_update_window).  At the end: both sides hold the same
 # rows, a last VACUUM FREEZE of every table succeeds (it fails on any xid
 # or MultiXact older than relfrozenxid / relminmxid), blinkheap_check
@@ -133,6 +135,14 @@ COMMIT;
 BEGIN;
 UPDATE %P SET v = v + 1, pad = left(pad || repeat(md5(v::text), 100), 3000) WHERE id = :id;
 COMMIT;
+},
+	# an update that rolls back: beside a key-share locker it leaves a
+	# MultiXact of the locker and an aborted updater
+	'abortupd@1' => qq{
+\\set id random(1, $parents)
+BEGIN;
+UPDATE %P SET v = v + 1, pad = left(pad || repeat('a', 300), 1500) WHERE id = :id;
+ROLLBACK;
 },
 	'shrink@1' => qq{
 \\set id random(1, $parents)

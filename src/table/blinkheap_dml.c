@@ -516,6 +516,44 @@ _bh_lockers_running(TransactionId xmax, uint16 infomask)
 }
 
 /*
+ * The lockers of a MultiXact that still run, without its updater (one
+ * that aborted: an update can go on past no other): InvalidTransactionId
+ * if none, the one locker's xid (*is_multi false, *status its lock), or a
+ * new MultiXact of them.
+ */
+static TransactionId
+_bh_running_lockers(MultiXactId multi, bool *is_multi, MultiXactStatus *status)
+{
+	MultiXactMember *members;
+	int			n,
+				nkeep = 0;
+	TransactionId result = InvalidTransactionId;
+
+	*is_multi = false;
+	n = GetMultiXactIdMembers(multi, &members, false, false);
+	for (int i = 0; i < n; i++)
+	{
+		if (!ISUPDATE_from_mxstatus(members[i].status) &&
+			TransactionIdIsInProgress(members[i].xid))
+			members[nkeep++] = members[i];
+	}
+	if (nkeep == 1)
+	{
+		result = members[0].xid;
+		*status = members[0].status;
+	}
+	else if (nkeep > 1)
+	{
+		MultiXactIdSetOldestMember();
+		result = MultiXactIdCreateFromMembers(nkeep, members);
+		*is_multi = true;
+	}
+	if (n > 0)
+		pfree(members);
+	return result;
+}
+
+/*
  * The xmax an update gives the new version, from the old version's header
  * old: the lockers that remain on the old one (key-share lockers of a
  * non-key update), not the update itself -- none if there were none, if
@@ -535,32 +573,55 @@ _bh_lockers_running(TransactionId xmax, uint16 infomask)
  * window: it ran after our snapshot was taken, so its xid is at or above
  * our snapshot's xmin, which holds back the cutoff of every VACUUM until
  * the update ends (_bh_update drops it after the window all the same).
- * specs/blinkheap_update_window holds an update in the window for both
- * cases.
+ * For the same reason a MultiXact that holds an updater (one that rolled
+ * back) is not carried whole: VACUUM checks an updater member against
+ * relfrozenxid too, and the window's lock has dropped it from the old
+ * version; the new version gets the running lockers alone.
+ * specs/blinkheap_update_window holds an update in the window for each
+ * case.
  */
 static void
 _bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
 					 TransactionId *xmax, uint16 *infomask, uint16 *infomask2)
 {
+	bool		multi = (old->t_infomask & HEAP_XMAX_IS_MULTI) != 0;
+	MultiXactStatus single_status = MultiXactStatusForKeyShare;
+
 	if ((old->t_infomask & HEAP_XMAX_INVALID) ||
 		HEAP_LOCKED_UPGRADED(old->t_infomask) || no_lockers)
 		*xmax = InvalidTransactionId;
 	else
 		*xmax = HeapTupleHeaderGetRawXmax(old);
-	if (TransactionIdIsValid(*xmax) &&
-		!_bh_lockers_running(*xmax, old->t_infomask))
+	if (!TransactionIdIsValid(*xmax))
+		;
+	else if (multi && !HEAP_XMAX_IS_LOCKED_ONLY(old->t_infomask))
+	{
+		/* an aborted updater among the lockers: keep the lockers only */
+		*xmax = _bh_running_lockers(*xmax, &multi, &single_status);
+	}
+	else if (!_bh_lockers_running(*xmax, old->t_infomask))
 		*xmax = InvalidTransactionId;
+
 	if (!TransactionIdIsValid(*xmax))
 	{
 		*infomask = HEAP_XMAX_INVALID;
 		*infomask2 = 0;
 	}
-	else if (old->t_infomask & HEAP_XMAX_IS_MULTI)
+	else if (multi)
 		_bh_multi_hint_bits(*xmax, infomask, infomask2);
 	else
 	{
-		*infomask = HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_LOCK_ONLY;
+		/* one locker: the bits of its lock (key share unless it is ours) */
+		*infomask = HEAP_XMAX_LOCK_ONLY;
 		*infomask2 = 0;
+		if (single_status == MultiXactStatusForKeyShare)
+			*infomask |= HEAP_XMAX_KEYSHR_LOCK;
+		else if (single_status == MultiXactStatusForShare)
+			*infomask |= HEAP_XMAX_SHR_LOCK;
+		else
+			*infomask |= HEAP_XMAX_EXCL_LOCK;
+		if (single_status == MultiXactStatusForUpdate)
+			*infomask2 = HEAP_KEYS_UPDATED;
 	}
 }
 
