@@ -350,6 +350,30 @@ _bh_release_tuplock(Relation rel, ItemPointer tid, LockTupleMode mode,
 	*have_tuple_lock = false;
 }
 
+/* The bits of a lock-only xmax that is one xid holding mode. */
+static void
+_bh_single_lock_bits(LockTupleMode mode, uint16 *infomask, uint16 *infomask2)
+{
+	*infomask = HEAP_XMAX_LOCK_ONLY;
+	*infomask2 = 0;
+	switch (mode)
+	{
+		case LockTupleKeyShare:
+			*infomask |= HEAP_XMAX_KEYSHR_LOCK;
+			break;
+		case LockTupleShare:
+			*infomask |= HEAP_XMAX_SHR_LOCK;
+			break;
+		case LockTupleNoKeyExclusive:
+			*infomask |= HEAP_XMAX_EXCL_LOCK;
+			break;
+		case LockTupleExclusive:
+			*infomask |= HEAP_XMAX_EXCL_LOCK;
+			*infomask2 = HEAP_KEYS_UPDATED;
+			break;
+	}
+}
+
 /*
  * _bh_compute_new_xmax: the xmax and infomask bits a tuple gets when our
  * transaction (add_to_xmax, the current subtransaction's xid) locks it in
@@ -387,23 +411,7 @@ _bh_compute_new_xmax(TransactionId xmax, uint16 old_infomask,
 					*result_infomask2 = HEAP_KEYS_UPDATED;
 				return;
 			}
-			*result_infomask = HEAP_XMAX_LOCK_ONLY;
-			switch (mode)
-			{
-				case LockTupleKeyShare:
-					*result_infomask |= HEAP_XMAX_KEYSHR_LOCK;
-					break;
-				case LockTupleShare:
-					*result_infomask |= HEAP_XMAX_SHR_LOCK;
-					break;
-				case LockTupleNoKeyExclusive:
-					*result_infomask |= HEAP_XMAX_EXCL_LOCK;
-					break;
-				case LockTupleExclusive:
-					*result_infomask |= HEAP_XMAX_EXCL_LOCK;
-					*result_infomask2 = HEAP_KEYS_UPDATED;
-					break;
-			}
+			_bh_single_lock_bits(mode, result_infomask, result_infomask2);
 			return;
 		}
 
@@ -612,16 +620,8 @@ _bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
 	else
 	{
 		/* one locker: the bits of its lock (key share unless it is ours) */
-		*infomask = HEAP_XMAX_LOCK_ONLY;
-		*infomask2 = 0;
-		if (single_status == MultiXactStatusForKeyShare)
-			*infomask |= HEAP_XMAX_KEYSHR_LOCK;
-		else if (single_status == MultiXactStatusForShare)
-			*infomask |= HEAP_XMAX_SHR_LOCK;
-		else
-			*infomask |= HEAP_XMAX_EXCL_LOCK;
-		if (single_status == MultiXactStatusForUpdate)
-			*infomask2 = HEAP_KEYS_UPDATED;
+		_bh_single_lock_bits(bh_status_mode[single_status], infomask,
+							 infomask2);
 	}
 }
 
@@ -1436,11 +1436,8 @@ l2:
 			 * (see _bh_new_version_xmax), unless old_snapshot_threshold
 			 * let VACUUM pass it; either way they need not be carried.
 			 */
-			xmax_new_tuple = InvalidTransactionId;
-			infomask_new_tuple = HEAP_XMAX_INVALID;
-			infomask2_new_tuple = 0;
-			_bh_set_xmax(heaptup->t_data, xmax_new_tuple, infomask_new_tuple,
-						 infomask2_new_tuple);
+			_bh_set_xmax(heaptup->t_data, InvalidTransactionId,
+						 HEAP_XMAX_INVALID, 0);
 		}
 	}
 
