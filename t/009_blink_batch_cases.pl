@@ -68,7 +68,6 @@ authentication_timeout = 600
 # flushes); case 19 holds one to the commit.
 blinkam.defer_inserts = statement
 ));
-# (t/026_blink_batch_futex.pl runs these cases again with batch waiters asleep on a futex)
 BatchCases::start_node($node);
 
 # Two waiters inserting key + 1 and key + 2 into h1 with their
@@ -1177,51 +1176,37 @@ is($node->safe_psql('postgres', "SELECT blink_check('h16_k', true)"), '', '16: b
 
 # --- 17. a holder's wake-up that comes while its waiter is between its last
 #         look at its slot and its sleep.  The waiter is held there
-#         (batch_sleep_start; with batch_sleep = futex also at
-#         batch_futex_asleep, after it raised "asleep" and before
-#         FUTEX_WAIT), polling for its key without touching its latch; the
-#         holder, let go, takes its entry and wakes it there.  Let go in
-#         turn, the waiter's sleep must end at once: its last-resort
-#         timeout is raised, so a lost wake-up shows as a 60 s sleep and in
-#         batch_wait_timeouts.
+#         (batch_sleep_start), polling for its key without touching its
+#         latch; the holder, let go, takes its entry and wakes it there.
+#         Let go in turn, the waiter's sleep must end at once: its
+#         last-resort timeout is raised, so a lost wake-up shows as a 60 s
+#         sleep and in batch_wait_timeouts.
 keys_table('h17', 100);
-my @points17 = ([ 'batch_sleep_start', '' ]);
-push @points17, [ 'batch_futex_asleep', 'SET blinkam.batch_sleep = futex; ' ],
-  [ 'batch_sleep_start', 'SET blinkam.batch_sleep = futex; ' ]
-  if $^O eq 'linux';
-my $v17 = 7000;
-for my $p (@points17)
-{
-	my ($point, $sets) = @$p;
-	my $t = "17 ($point" . ($sets ? ', futex' : '') . ')';
-	$v17 += 10;
-	$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-	($a, $k) = start_holder(171, '', 'h17', $v17);
-	my $wk = hold_key(172);
-	$b = bg("$sets SET blinkam.debug_batch_wait_timeout = '60s'; "
-		  . "SET blinkam.debug_pause_at = $point; SET blinkam.debug_pause_key = 172; "
-		  . "INSERT INTO h17 VALUES (" . ($v17 + 1) . ")");
-	waits_on($v17 + 1, 'PgSleep');
-	release_key($k);
-	$a->[0]->finish;
-	is(${ $a->[2] }, '', "$t: the holder succeeded");
-	is(entries('h17_k', '(' . ($v17 + 1) . ')') . '/' . counter('batched_inserts'), '1/1',
-		"$t: it took the held waiter's entry");
-	# (polled: between its sleeps the held waiter reads the lock table,
-	# with no wait event)
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_stat_activity
-		  WHERE wait_event = 'PgSleep' AND query LIKE '%" . ($v17 + 1) . "%'"),
-		"$t: the waiter, woken, is still held before its sleep");
-	release_key($wk);
-	$b->[0]->finish;
-	is(${ $b->[2] }, '', "$t: the waiter succeeded");
-	is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
-		"$t: its sleep ended at once: the wake-up was not lost");
-	is(counter('batch_sleeps') . '/' . counter('batch_wakeups'), '1/1',
-		"$t: one wait that slept, once");
-	is($node->safe_psql('postgres', "SELECT count(*) FROM h17 WHERE k IN ($v17, $v17 + 1)"),
-		'2', "$t: both rows");
-}
+$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
+($a, $k) = start_holder(171, '', 'h17', 7010);
+my $wk17 = hold_key(172);
+$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; "
+	  . "SET blinkam.debug_pause_at = batch_sleep_start; SET blinkam.debug_pause_key = 172; "
+	  . "INSERT INTO h17 VALUES (7011)");
+waits_on(7011, 'PgSleep');
+release_key($k);
+$a->[0]->finish;
+is(${ $a->[2] }, '', '17: the holder succeeded');
+is(entries('h17_k', '(7011)') . '/' . counter('batched_inserts'), '1/1',
+	"17: it took the held waiter's entry");
+# (polled: between its sleeps the held waiter reads the lock table, with
+# no wait event)
+ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_stat_activity
+	  WHERE wait_event = 'PgSleep' AND query LIKE '%7011%'"),
+	'17: the waiter, woken, is still held before its sleep');
+release_key($wk17);
+$b->[0]->finish;
+is(${ $b->[2] }, '', '17: the waiter succeeded');
+is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
+	'17: its sleep ended at once: the wake-up was not lost');
+is(counter('batch_sleeps') . '/' . counter('batch_wakeups'), '1/1', '17: one wait that slept, once');
+is($node->safe_psql('postgres', "SELECT count(*) FROM h17 WHERE k IN (7010, 7011)"),
+	'2', '17: both rows');
 is($node->safe_psql('postgres', "SELECT blink_check('h17_k', true)"), '', '17: blink_check');
 
 # --- 18. a waiter woken to take its leaf (its holder, not batching, let it

@@ -64,7 +64,6 @@ authentication_timeout = 600
 # every inserter of a table uses its one hot page
 blinkam.hot_insert_pages = 1
 ));
-# (t/027_blinkheap_batch_futex.pl runs these cases again with batch waiters asleep on a futex)
 BatchCases::start_node($node);
 
 # A waiter: a one-row insert returning the TID it was given.

@@ -1,6 +1,5 @@
 # Helpers shared by the forced-interleaving tests of cooperative batches
-# (t/009 for blink leaves, t/018 for blinkheap insert pages; t/026 and
-# t/027 run those again with another blinkam.batch_sleep).  A test sets
+# (t/009 for blink leaves, t/018 for blinkheap insert pages).  A test sets
 # its node once (BatchCases::start_node, or use_node for a node it started
 # itself) and calls these by name.
 package BatchCases;
@@ -8,10 +7,7 @@ package BatchCases;
 use strict;
 use warnings;
 use Exporter 'import';
-use FindBin;
 use IPC::Run;
-# loaded here at compile time for their INIT blocks, which a cases file
-# run by rerun_with_batch_sleep would load too late
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -25,18 +21,11 @@ sub use_node
 	($node) = @_;
 }
 
-# Start the cases file's node, its batch waiters sleeping as
-# BLINKAM_TEST_BATCH_SLEEP says (rerun_with_batch_sleep; the default
-# otherwise), check that they do, use it, and create the extension.
+# Start the cases file's node, use it, and create the extension.
 sub start_node
 {
 	my ($n) = @_;
-	$n->append_conf('postgresql.conf',
-		"blinkam.batch_sleep = '$ENV{BLINKAM_TEST_BATCH_SLEEP}'")
-	  if $ENV{BLINKAM_TEST_BATCH_SLEEP};
 	$n->start;
-	is($n->safe_psql('postgres', 'SHOW blinkam.batch_sleep'),
-		$ENV{BLINKAM_TEST_BATCH_SLEEP} // 'latch', 'batch waiters sleep as this run asks');
 	use_node($n);
 	$n->safe_psql('postgres', 'CREATE EXTENSION blinkam');
 }
@@ -165,20 +154,6 @@ sub waits_on
 		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = '$event'
 		   AND query LIKE '%$tag%' AND pid <> pg_backend_pid()")
 	  or die "$tag does not wait for $event";
-}
-
-# Run the cases file $file (in t/) again, its node set to
-# blinkam.batch_sleep = $how (the file reads BLINKAM_TEST_BATCH_SLEEP).
-sub rerun_with_batch_sleep
-{
-	my ($how, $file) = @_;
-
-	plan skip_all => 'blinkam.batch_sleep = futex exists on Linux only'
-	  if $how eq 'futex' && $^O ne 'linux';
-	$ENV{BLINKAM_TEST_BATCH_SLEEP} = $how;
-	my $path = "$FindBin::RealBin/$file";
-	do $path;
-	die "$path: $@" if $@;
 }
 
 1;

@@ -6,14 +6,15 @@
 # clients (default 1 16 128 256 512); then, if the call has time left (a
 # part is not started past BY seconds, default 420), how batching waits
 # at VCL clients (default 16 128 512): heap_blink beside batching off
-# (heap_blink_nobatch) and the futex sleep (heap_blink_futex), plain and
-# pipelined, and pipelined also statement buffers flushed at each
-# statement's end (heap_blink_stmt).  Wait events, blinkam counters (at
-# STATS_AT: 128 and 512, every client count for the variants) and average
-# batch sizes are in the rows; pgbench runs JOBS threads (default 64).  Last, if still before
-# STK_BY seconds (default 470), the stacks of N backends (default 48) of
-# heap_blink at 512 pipelined clients (stacks.sh).  Writes plain, pipe,
-# var-plain and var-pipe .csv and -summary.txt, stacks.txt,
+# (heap_blink_nobatch) and the page-lock sleep (heap_blink_lockwait),
+# plain and pipelined, and pipelined also statement buffers flushed at
+# each statement's end (heap_blink_stmt).  Wait events, blinkam counters
+# (at STATS_AT: 128 and 512, every client count for the variants) and
+# average batch sizes are in the rows; pgbench runs JOBS threads (default
+# 64).  Last, if still before STK_BY seconds (default 500; the parts
+# before took 484 s on 2026-11-28), the stacks of N backends (default 48)
+# of heap_blink at 512 pipelined clients (stacks.sh, about 30 s).  Writes
+# plain, pipe, var-plain and var-pipe .csv and -summary.txt, stacks.txt,
 # stacks-raw.txt and log.txt to $OUT.
 . $(pwd)/.dev/lib.sh
 {
@@ -34,11 +35,11 @@ for p in 1 10; do
 	left ${BY:-420} || break
 	t=var-$([ $p = 1 ] && echo plain || echo pipe)
 	TAG=$t PIPE=$p DUR=$DUR CLIENTS="$VCL" STATS_AT="$VCL" \
-		CONFIGS="heap_btree heap_blink heap_blink_nobatch heap_blink_futex$([ $p = 10 ] && echo ' heap_blink_stmt')" bash $D/iot.sh
+		CONFIGS="heap_btree heap_blink heap_blink_nobatch heap_blink_lockwait$([ $p = 10 ] && echo ' heap_blink_stmt')" bash $D/iot.sh
 	el "$t done"
 done
 # what holds heap_blink at 512 pipelined clients: the stacks of N backends
-if left ${STK_BY:-470}; then
+if left ${STK_BY:-500}; then
 	(OUT=$O2 TAG=stk PIPE=10 DUR=16 CLIENTS=512 STATS_AT=512 CONFIGS="heap_blink" bash $D/iot.sh | grep '^1,' | cut -c1-200) &
 	sleep 10
 	N=${N:-48} bash $D/stacks.sh $OUT/stacks-raw.txt >$OUT/stacks.txt

@@ -170,34 +170,17 @@
  * once the page is let go -- as for any insert queued on the page lock.
  * Tests: t/009 case 15.
  *
- * How a waiter sleeps (blinkam.batch_sleep; "latch" by default).  Every
+ * How a waiter sleeps (blinkam.batch_sleep = latch, the default).  Every
  * wake-up of a waiter above goes through wake_slot, which sets the owner's
- * latch.  With "latch" the owner sleeps in WaitLatch: a set of a latch
- * whose owner sleeps costs the waker a signal (kill) and the sleeper an
- * epoll_wait and a signalfd read.  With "futex" (Linux only) the owner
- * sleeps in the kernel on its latch's flag word itself (Latch.is_set, in
- * the shared PGPROC; FUTEX_WAIT while the word is 0, unset), having first
- * raised "asleep" in its slot; wake_slot's SetLatch sets the word and
- * sends no signal (the owner is not in WaitLatch), and, seeing "asleep",
- * wake_slot wakes the owner with one FUTEX_WAKE.  No wake-up is lost: the
- * owner writes asleep, then a full barrier, then the kernel compares the
- * word and queues the owner in one step; the waker writes the word, then
- * a full barrier (SetLatch's), then reads asleep.  So either the waker
- * reads asleep raised and its FUTEX_WAKE, issued after its write of the
- * word, finds the owner queued or its compare failed; or the owner's
- * compare reads the word set and it does not sleep.  The owner resets its
- * latch after every sleep and looks at its slot again, as after WaitLatch.
- * t/009 (case 17) holds a waiter in each window -- before "asleep" is
- * raised and after, before FUTEX_WAIT (pause points batch_sleep_start and
- * batch_futex_asleep) -- while its holder wakes it.
- * Interrupts work as in WaitLatch: PostgreSQL's signal handlers set
- * MyLatch, so a signal that comes before the sleep fails the compare, and
- * one that comes during it ends the call (EINTR).  Postmaster death is
- * looked for after every sleep (at most the timeout long) rather than at
- * once.  On 2 cores the futex sleep was level with the latch
- * (bench/results/batch-sleep-2core-20261127.md); it is there to be
- * measured on many cores, where a waiter's wake-up lies on the hot page's
- * critical path.
+ * latch; the owner sleeps in WaitLatch (a set of a latch whose owner
+ * sleeps costs the waker a signal and the sleeper an epoll_wait and a
+ * signalfd read), resets its latch after every sleep and looks at its
+ * slot again.  t/009 (case 17) holds a waiter between its last look at
+ * its slot and its sleep (pause point batch_sleep_start) while its holder
+ * wakes it.  A sleep on the latch's flag word with a raw futex, woken by
+ * one futex call instead of a signal, was measured and removed: level
+ * with the latch on 2 cores (bench/results/batch-sleep-2core-20261127.md),
+ * 0.84-0.99x of it on 16 (bench/results/manycore-20261128.md).
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
@@ -313,13 +296,6 @@
 #include "storage/shmem.h"
 #include "utils/rel.h"
 
-#ifdef __linux__
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-#endif
-
 #include "common/batch.h"
 #include "common/counters.h"
 #include "common/gxlog.h"
@@ -346,8 +322,6 @@ typedef struct BlinkBatchSlot
 								 * page, or to look again), counted */
 	pg_atomic_uint32 wakes_tried;	/* the owner's lock attempts have
 									 * answered wakes up to this count */
-	pg_atomic_uint32 asleep;	/* 1 while the owner sleeps on its latch's
-								 * flag word (blinkam.batch_sleep = futex) */
 	uint32		next;			/* next slot + 1 in its list, 0 at the end */
 	RelFileNode node;
 	BlockNumber blkno;
@@ -409,7 +383,6 @@ batch_shmem_init(void)
 			pg_atomic_init_u32(&Batch->slots[i].linked, 0);
 			pg_atomic_init_u32(&Batch->slots[i].wakes, 0);
 			pg_atomic_init_u32(&Batch->slots[i].wakes_tried, 0);
-			pg_atomic_init_u32(&Batch->slots[i].asleep, 0);
 		}
 	}
 }
@@ -435,21 +408,11 @@ holders_of(RelFileNode node, BlockNumber blkno)
 	return &Batch->holders[bucket_index(node, blkno)];
 }
 
-/*
- * Wake the owner of slot s, however it sleeps (see "How a waiter
- * sleeps"): SetLatch sets its latch's flag, then a full barrier, and
- * signals only an owner asleep in WaitLatch; one asleep on the flag word
- * itself needs a futex wake-up.
- */
+/* Wake the owner of slot s (see "How a waiter sleeps"). */
 static void
 wake_slot(BlinkBatchSlot *s)
 {
 	SetLatch(s->latch);
-#ifdef __linux__
-	if (pg_atomic_read_u32(&s->asleep) != 0)
-		(void) syscall(SYS_futex, (void *) &s->latch->is_set, FUTEX_WAKE,
-					   1, NULL, NULL, 0);
-#endif
 }
 
 static void
@@ -890,39 +853,13 @@ holder_announced(BlinkBatchSlot *s)
 static bool
 batch_sleep(BlinkBatchSlot *s, int timeout_ms)
 {
-	bool		timed_out = false;
+	bool		timed_out;
 
 	blinkam_count(BLINKAM_COUNTER_BATCH_WAKEUPS, 1);
 	/* tests: a wake-up may come here, after the last look at the slot */
 	blinkam_debug_pause(BLINKAM_PAUSE_BATCH_SLEEP_START);
-#ifdef __linux__
-	if (blinkam_batch_sleep == BLINKAM_BATCH_SLEEP_FUTEX)
-	{
-		struct timespec ts;
-
-		StaticAssertStmt(sizeof(MyLatch->is_set) == sizeof(uint32),
-						 "a latch's flag must be a futex word");
-		ts.tv_sec = timeout_ms / 1000;
-		ts.tv_nsec = (long) (timeout_ms % 1000) * 1000000L;
-		/* asleep before the flag is read (wake_slot: the flag, then asleep) */
-		pg_atomic_write_u32(&s->asleep, 1);
-		pg_memory_barrier();
-		/* tests: or here, where the waker sees "asleep" raised */
-		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP);
-		pgstat_report_wait_start(PG_WAIT_EXTENSION);
-		if (syscall(SYS_futex, (void *) &MyLatch->is_set, FUTEX_WAIT, 0, &ts,
-					NULL, 0) != 0 && errno == ETIMEDOUT)
-			timed_out = true;
-		pgstat_report_wait_end();
-		pg_atomic_write_u32(&s->asleep, 0);
-		/* as WaitLatch's WL_EXIT_ON_PM_DEATH */
-		if (!PostmasterIsAlive())
-			proc_exit(1);
-	}
-	else
-#endif
-		timed_out = (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							   timeout_ms, PG_WAIT_EXTENSION) & WL_TIMEOUT) != 0;
+	timed_out = (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						   timeout_ms, PG_WAIT_EXTENSION) & WL_TIMEOUT) != 0;
 	ResetLatch(MyLatch);
 	return timed_out;
 }

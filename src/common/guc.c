@@ -63,9 +63,6 @@ int			blinkam_debug_pause_also_key = 2;
 
 static const struct config_enum_entry batch_sleep_options[] = {
 	{"latch", BLINKAM_BATCH_SLEEP_LATCH, false},
-#ifdef __linux__
-	{"futex", BLINKAM_BATCH_SLEEP_FUTEX, false},
-#endif
 	{"page_lock", BLINKAM_BATCH_SLEEP_PAGE_LOCK, false},
 	{NULL, 0, false}
 };
@@ -117,7 +114,6 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"heap_extend_found", BLINKAM_PAUSE_HEAP_EXTEND_FOUND, false},
 	{"csn_entry_busy", BLINKAM_PAUSE_CSN_ENTRY_BUSY, false},
 	{"batch_sleep_start", BLINKAM_PAUSE_BATCH_SLEEP_START, false},
-	{"batch_futex_asleep", BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP, false},
 	{"database_held", BLINKAM_PAUSE_DATABASE_HELD, false},
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
@@ -169,8 +165,7 @@ blinkam_define_gucs(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("blinkam.batch_sleep",
 							 "How a backend waiting for a batch sleeps until the page's holder answers.",
-							 "latch: in WaitLatch, woken by a signal.  futex (Linux only): on "
-							 "its latch's flag word, woken by one futex call.  page_lock: on a "
+							 "latch: in WaitLatch, woken by a signal.  page_lock: on a "
 							 "blink leaf's lock, woken by its next release (blinkheap waiters "
 							 "then use the latch).",
 							 &blinkam_batch_sleep, BLINKAM_BATCH_SLEEP_LATCH,
@@ -414,15 +409,15 @@ key_held_elsewhere(const LOCKTAG *tag)
  * conflicts with share mode (key_held_elsewhere).  isolationtester cannot
  * see that wait as blocked, so such points serve TAP tests.
  *
- * The points at a batch waiter's sleep (batch_sleep_start,
- * batch_futex_asleep) hold the backend in the window between its last
- * look at its slot and its sleep, where a holder's wake-up must not be
- * lost.  The wake-up under test sets this backend's latch, so the wait
- * there must leave the latch alone: a lock wait, or WaitLatch and
- * ResetLatch, would take the wake-up away.  It polls the lock table as
- * above, sleeping 10 ms at a time in pg_usleep, with wait event PgSleep
- * (that is how a test sees it there), and stops early on an interrupt,
- * which the waiter's loop then answers (withdrawing its slot first).
+ * The point at a batch waiter's sleep (batch_sleep_start) holds the
+ * backend in the window between its last look at its slot and its sleep,
+ * where a holder's wake-up must not be lost.  The wake-up under test sets
+ * this backend's latch, so the wait there must leave the latch alone: a
+ * lock wait, or WaitLatch and ResetLatch, would take the wake-up away.  It
+ * polls the lock table as above, sleeping 10 ms at a time in pg_usleep,
+ * with wait event PgSleep (that is how a test sees it there), and stops
+ * early on an interrupt, which the waiter's loop then answers (withdrawing
+ * its slot first).
  */
 void
 blinkam_debug_pause_wait(BlinkamPausePoint point)
@@ -445,8 +440,7 @@ blinkam_debug_pause_wait(BlinkamPausePoint point)
 		}
 		return;
 	}
-	if (point == BLINKAM_PAUSE_BATCH_SLEEP_START ||
-		point == BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP)
+	if (point == BLINKAM_PAUSE_BATCH_SLEEP_START)
 	{
 		/*
 		 * (the wait event is raised around each sleep only: a lock table

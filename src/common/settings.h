@@ -119,9 +119,6 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_BATCH_SLEEP_START,	/* a batch waiter found its slot
 										 * unanswered and is about to sleep
 										 * (waits by polling, latch untouched) */
-	BLINKAM_PAUSE_BATCH_FUTEX_ASLEEP,	/* a futex sleeper has raised
-										 * "asleep", before FUTEX_WAIT (the
-										 * same) */
 	BLINKAM_PAUSE_DATABASE_HELD,	/* a command that needs a database to
 									 * itself holds it (workers gone and
 									 * kept off), before PostgreSQL runs it */
@@ -148,7 +145,6 @@ extern int	blinkam_batch_spin;
 typedef enum BlinkamBatchSleep
 {
 	BLINKAM_BATCH_SLEEP_LATCH,	/* WaitLatch, woken by SetLatch */
-	BLINKAM_BATCH_SLEEP_FUTEX,	/* on its latch's flag word (Linux) */
 	BLINKAM_BATCH_SLEEP_PAGE_LOCK	/* on a blink leaf's content lock */
 } BlinkamBatchSleep;
 extern int	blinkam_batch_sleep;
