@@ -195,14 +195,7 @@ ok(($done // 0) > 500, 'the clients did work');
 cmp_ok(next_multi(), '>', $multi_before + 100, 'concurrent lockers made MultiXacts');
 
 # Both sides hold the same rows.
-for my $pair ([qw(hp bp)], [qw(hc bc)])
-{
-	my ($h, $b) = @$pair;
-	is($node->safe_psql('postgres', qq{
-		SELECT (SELECT count(*) FROM (TABLE $h EXCEPT ALL TABLE $b) x)
-		     + (SELECT count(*) FROM (TABLE $b EXCEPT ALL TABLE $h) y)}),
-		'0', "$b holds exactly $h\'s rows");
-}
+check_same_rows($node, 'after the run', [qw(hp bp)], [qw(hc bc)]);
 ok($node->safe_psql('postgres', "SELECT count(*) FROM hp WHERE length(pad) > 1000") > 0,
 	'some rows grew past a page share');
 my $toast = $node->safe_psql('postgres',

@@ -107,16 +107,19 @@ sub pgbench_files_for
 	return @files;
 }
 
-# hb and bh hold exactly hp's rows.
+# hb and bh hold exactly hp's rows; or, given pairs [reference, copy],
+# each copy exactly its reference's.
 sub check_same_rows
 {
-	my ($node, $when) = @_;
-	for my $t (qw(hb bh))
+	my ($node, $when, @pairs) = @_;
+	@pairs = ([qw(hp hb)], [qw(hp bh)]) unless @pairs;
+	for my $pair (@pairs)
 	{
+		my ($r, $t) = @$pair;
 		is($node->safe_psql('postgres', qq{
-			SELECT (SELECT count(*) FROM (TABLE hp EXCEPT ALL TABLE $t) a)
-			     + (SELECT count(*) FROM (TABLE $t EXCEPT ALL TABLE hp) b)}),
-			'0', "$when: $t holds exactly hp's rows");
+			SELECT (SELECT count(*) FROM (TABLE $r EXCEPT ALL TABLE $t) a)
+			     + (SELECT count(*) FROM (TABLE $t EXCEPT ALL TABLE $r) b)}),
+			'0', "$when: $t holds exactly $r\'s rows");
 	}
 }
 
