@@ -600,15 +600,16 @@ _bh_new_version_xmax(HeapTupleHeader old, bool no_lockers,
 		*xmax = InvalidTransactionId;
 	else
 		*xmax = HeapTupleHeaderGetRawXmax(old);
-	if (!TransactionIdIsValid(*xmax))
-		;
-	else if (multi && !HEAP_XMAX_IS_LOCKED_ONLY(old->t_infomask))
+	if (TransactionIdIsValid(*xmax))
 	{
-		/* an aborted updater among the lockers: keep the lockers only */
-		*xmax = _bh_running_lockers(*xmax, &multi, &single_status);
+		if (multi && !HEAP_XMAX_IS_LOCKED_ONLY(old->t_infomask))
+		{
+			/* an aborted updater among the lockers: keep the lockers only */
+			*xmax = _bh_running_lockers(*xmax, &multi, &single_status);
+		}
+		else if (!_bh_lockers_running(*xmax, old->t_infomask))
+			*xmax = InvalidTransactionId;
 	}
-	else if (!_bh_lockers_running(*xmax, old->t_infomask))
-		*xmax = InvalidTransactionId;
 
 	if (!TransactionIdIsValid(*xmax))
 	{
