@@ -4,7 +4,8 @@
 #   bh: blinkheap with blink indexes,
 # with the same columns and indexes.  Writers make each change to all
 # three in one transaction; readers and the checks after a run require
-# that hb and bh answer as hp does.
+# that hb and bh answer as hp does.  t/038 uses the pgbench script writer
+# and the row comparison for its own pairs of tables.
 package Mirror;
 
 use strict;
