@@ -4,7 +4,8 @@
 # iot-manycore.sh, with wait events sampled for the whole of each run,
 # blinkam counters printed at the client counts in STATS_AT for every
 # configuration, and outputs named by TAG.  Runs the project's
-# bench/configs/NAME.sql (or .dev/configs/NAME.sql) and bench/iot.sql side
+# bench/configs/NAME.sql (or bench/manycore/configs/NAME.sql, the
+# diagnostic ones, or .dev/configs/NAME.sql) and bench/iot.sql side
 # by side in one private cluster, alternating configurations at each client
 # count, their order moved on by one from one client count (and round) to
 # the next (a configuration run later at a client count gains a few per
@@ -72,6 +73,7 @@ for r in $(seq 1 "$ROUNDS"); do
 for c in $CLIENTS; do
 	for cfg in $(rotate "$rotation" $CONFIGS); do
 		f=/tmp/proj/bench/configs/$cfg.sql
+		[ -f "$f" ] || f=/tmp/proj/bench/manycore/configs/$cfg.sql
 		[ -f "$f" ] || f=$D/configs/$cfg.sql
 		q -d bench -c "DROP TABLE IF EXISTS measure" -f "$f" -c "CHECKPOINT" -c "SELECT blinkam_reset_stats()" >/dev/null || { log "schema $cfg failed"; continue; }
 		opts=$(sed -n 's/^-- pgoptions: //p' "$f")
