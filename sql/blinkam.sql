@@ -32,11 +32,6 @@ SHOW blinkam.enable_workers;
 SET blinkam.enable_workers = off;
 SET blinkam.no_such_setting = 1;
 SELECT name, setting, context FROM pg_settings WHERE name LIKE 'blinkam.%' ORDER BY name;
--- how a batch waiter sleeps: a value that is not one is refused, with the list
-SET blinkam.batch_sleep = 'nap';
-SET blinkam.batch_sleep = page_lock;
-SHOW blinkam.batch_sleep;
-RESET blinkam.batch_sleep;
 -- how long statement buffers hold entries: on and off as when it was a
 -- bool (on: to the commit), anything else refused with the list
 SET blinkam.defer_inserts = on;

@@ -26,7 +26,7 @@
 #   14. a run's equal keys published as one posting tuple: taken as one
 #      item; handed back where the leaf holds an entry inside its range,
 #      or where its range reaches past the leaf's high key;
-#   15. waiters that sleep on the leaf's lock (blinkam.batch_sleep = page_lock);
+#   (15. the sleep on the leaf's lock went with blinkam.batch_sleep;)
 #   16. a descent that moves right onto a busy leaf publishes there;
 #   17. a holder's wake-up that comes while its waiter is between its
 #      last look at its slot and its sleep is not lost;
@@ -1085,56 +1085,6 @@ is(leaf_items('r14c_k', q{count(*) FILTER (WHERE b = 1) || '/' || count(*) || '/
 	qq{i.key = '($h14)'}), '1/3/0',
 	'14c: its entries, plain: one on the first leaf, the other right of it');
 is($node->safe_psql('postgres', "SELECT blink_check('r14c_k', true)"), '', '14c: blink_check');
-
-# --- 15. waiters that sleep on the leaf's lock (blinkam.batch_sleep = page_lock)
-#         instead of their latches: a single tuple and a run publish while
-#         the holder is held, and sleep on the lock (wait event
-#         BufferContent); the holder's release wakes both, their tuples in.
-#         A third one with a statement_timeout cannot withdraw while it
-#         sleeps (an LWLock wait holds interrupts off): the holder takes
-#         its run too, and the timeout's error comes only after it wakes.
-$node->safe_psql('postgres', 'SELECT blinkam_reset_stats()');
-($a, $k) = start_holder(160, '', 'r6', '6000');
-$b = bg("SET blinkam.batch_sleep = page_lock; INSERT INTO r6 VALUES (6001)");
-$c = bg("SET blinkam.batch_sleep = page_lock; INSERT INTO r6 SELECT generate_series(6002, 6011)");
-$d = bg("SET blinkam.batch_sleep = page_lock; SET statement_timeout = '1s'; "
-	  . "INSERT INTO r6 SELECT generate_series(6101, 6105)");
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 3 FROM pg_stat_activity
-	  WHERE wait_event = 'BufferContent' AND query LIKE '%INSERT INTO r6 %'
-	    AND pid <> pg_backend_pid()")
-  or die 'the waiters do not sleep on the lock';
-# (the timeout has come and gone: the third waiter still waits)
-sleep(2);
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_stat_activity
-	  WHERE wait_event = 'BufferContent' AND query LIKE '%6101, 6105%'"),
-	'1', '15: the waiter past its timeout still sleeps on the lock');
-release_key($k);
-$_->[0]->finish for ($a, $b, $c, $d);
-is(${ $a->[2] } . ${ $b->[2] } . ${ $c->[2] }, '', '15: the holder and two waiters succeeded');
-is(counter('batch_sleeps') >= 2 ? 'yes' : counter('batch_sleeps'), 'yes', '15: the waiters slept');
-is(counter('batch_wakeups') >= counter('batch_sleeps') ? 'yes' : counter('batch_wakeups'), 'yes',
-	'15: each of their sleeps on the lock counted');
-is(counter('batched_inserts'), '16', "15: the holder took all three waiters' entries");
-is(counter('batch_wait_timeouts') . counter('batch_lost_wakeups'), '00',
-	'15: none was left to a timeout');
-is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
-	q{btrim(i.key, '()')::bigint BETWEEN 6000 AND 6011}), '12|12', '15: each entry once');
-# (its statement ends with the timeout's error at its next check for
-# interrupts, if it has one before it commits)
-my $rows15 = $node->safe_psql('postgres', 'SELECT count(*) FROM r6 WHERE k BETWEEN 6000 AND 6200');
-if (${ $d->[2] } =~ /canceling statement due to statement timeout/)
-{
-	is($rows15, '12', "15: the third waiter was cancelled: none of its rows");
-}
-else
-{
-	is(${ $d->[2] } . $rows15, '17', '15: or it ended before a check: all rows');
-}
-is(leaf_items('r6_k', q{count(*), count(DISTINCT i.key)},
-	q{btrim(i.key, '()')::bigint BETWEEN 6101 AND 6105}), '5|5',
-	"15: the third waiter's entries once each");
-is($node->safe_psql('postgres', "SELECT blink_check('r6_k', true)"), '', '15: blink_check');
 
 # --- 16. a descent that must move right onto a busy leaf publishes there,
 #         as an insert by a leaf hint does, instead of queueing for its

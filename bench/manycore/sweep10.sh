@@ -4,9 +4,10 @@
 # cluster with the working tree's build; a part is not started past its
 # time guard, so a call stopped early still returns what was done.
 #   A, B  plain, then pipelined (PIPE=10), at VCL clients (default 128 256
-#         512): heap_btree, heap_blink, its page-lock sleep
-#         (heap_blink_lockwait), its holder rounds (heap_blink_rounds4,
-#         blinkam.batch_rounds = 4) and heap_noindex.
+#         512): heap_btree, heap_blink, its holder rounds
+#         (heap_blink_rounds4, blinkam.batch_rounds = 4) and heap_noindex.
+#         (Run on 2026-11-28 with heap_blink_lockwait too, the page-lock
+#         sleep, removed after it: bench/results/manycore-20261128b.md.)
 #   C     (before C_BY, default 300 s) the table's four configurations at
 #         WCL clients (default 256 512), plain and pipelined, with
 #         wal_buffers = 128MB (the kit's default is 16 MB for 100-150 MB of
@@ -35,7 +36,7 @@ DUR=${DUR:-5}
 wl() { [ $1 = 1 ] && echo plain || echo pipe; }
 for p in 1 10; do
 	TAG=var-$(wl $p) PIPE=$p DUR=$DUR CLIENTS="$VCL" STATS_AT="$VCL" \
-		CONFIGS="heap_btree heap_blink heap_blink_lockwait heap_blink_rounds4 heap_noindex" bash $D/iot.sh
+		CONFIGS="heap_btree heap_blink heap_blink_rounds4 heap_noindex" bash $D/iot.sh
 	el "var-$(wl $p) done"
 	pack
 done

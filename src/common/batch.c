@@ -150,37 +150,22 @@
  * the flag and letting go -- and the first comes right at a hand-off,
  * when a checkpointer queued for the lock races the woken waiter.)
  *
- * Waiting on the page lock (blinkam.batch_sleep = page_lock, blink leaves
- * only).  A published waiter that has spun in vain may sleep in
- * LWLockAcquireOrWait on the page's content lock instead of on its latch:
- * it takes the lock if it is free (and goes on as after any successful
- * attempt: withdraws, or finds its slot final), else it sleeps until the
- * lock's holder lets it go -- whoever that is, share holders included,
- * with PostgreSQL's own wake-up (a semaphore: one futex call on each
- * side, where a latch costs a signal, an epoll_wait and a signalfd read)
- * -- and looks at its slot again.  No wake-up can be lost: the wait is
- * for the lock itself, which a holder lets go only after it has made the
- * slots it claimed final (or left them pending in a list, where the
- * waiter, awake, tries again).  A claimed slot of this page is waited for
- * the same way, for its holder holds the page; a slot forwarded to
- * another page is waited for on the latch, as before (that page's holder
- * sets it).  The cost: every release of the page wakes every waiter
- * sleeping on it, served or not, and a waiter cannot withdraw while it
- * sleeps (LWLock waits hold interrupts off), so a cancel takes effect only
- * once the page is let go -- as for any insert queued on the page lock.
- * Tests: t/009 case 15.
- *
- * How a waiter sleeps (blinkam.batch_sleep = latch, the default).  Every
- * wake-up of a waiter above goes through wake_slot, which sets the owner's
- * latch; the owner sleeps in WaitLatch (a set of a latch whose owner
- * sleeps costs the waker a signal and the sleeper an epoll_wait and a
- * signalfd read), resets its latch after every sleep and looks at its
- * slot again.  t/009 (case 17) holds a waiter between its last look at
- * its slot and its sleep (pause point batch_sleep_start) while its holder
- * wakes it.  A sleep on the latch's flag word with a raw futex, woken by
- * one futex call instead of a signal, was measured and removed: level
- * with the latch on 2 cores (bench/results/batch-sleep-2core-20261127.md),
- * 0.84-0.99x of it on 16 (bench/results/manycore-20261128.md).
+ * How a waiter sleeps.  Every wake-up of a waiter above goes through
+ * wake_slot, which sets the owner's latch; the owner sleeps in WaitLatch
+ * (a set of a latch whose owner sleeps costs the waker a signal and the
+ * sleeper an epoll_wait and a signalfd read), resets its latch after
+ * every sleep and looks at its slot again.  t/009 (case 17) holds a
+ * waiter between its last look at its slot and its sleep (pause point
+ * batch_sleep_start) while its holder wakes it.  Two cheaper-looking
+ * sleeps were measured and removed, for neither beat the latch: a sleep
+ * on the latch's flag word with a raw futex, woken by one futex call
+ * (level on 2 cores, bench/results/batch-sleep-2core-20261127.md; 0.84-0.99x
+ * of the latch on 16, bench/results/manycore-20261128.md), and a sleep on
+ * the leaf's content lock in LWLockAcquireOrWait, woken by PostgreSQL's
+ * semaphore at every release of the leaf, served or not (level on 2 cores,
+ * bench/results/batch-lockwait-2core-20261127.md; 0.85-1.01x of the latch
+ * on 16, BufferContent 57-58% of the waits where the latch had 8-19%,
+ * bench/results/manycore-20261128b.md).
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
@@ -914,7 +899,6 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	bool		spun = false;
 	bool		slept = false;
 	bool		timed_out = false;
-	bool		on_lock = false;	/* next attempt sleeps on the page lock */
 	int			share_wait = 0; /* ms of the last sleep behind a share lock */
 	char	   *dst;
 
@@ -1005,8 +989,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 * The wake-ups sent to us on purpose so far are answered by this
 		 * lock attempt, once it is over (see sibling_woken).
 		 */
-		if (st == SLOT_PENDING ||
-			(on_lock && st == SLOT_CLAIMED && !slot_moved(s, *bufp)))
+		if (st == SLOT_PENDING)
 		{
 			uint32		wakes = pg_atomic_read_u32(&s->wakes);
 
@@ -1018,26 +1001,10 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				blinkam_debug_pause(BLINKAM_PAUSE_BATCH_WOKEN);
 				RESUME_INTERRUPTS();
 			}
-			if (on_lock)
-			{
-				/*
-				 * Take the page lock if it is free; else sleep until its
-				 * holder lets it go (having finished our slot, or not) and
-				 * look again.
-				 */
-				got = LWLockAcquireOrWait(BufferDescriptorGetContentLock(GetBufferDescriptor(*bufp - 1)),
-										  LW_EXCLUSIVE);
-				slept |= !got;
-				if (!got)
-					blinkam_count(BLINKAM_COUNTER_BATCH_WAKEUPS, 1);
-			}
-			else
-				got = ConditionalLockBuffer(*bufp);
+			got = ConditionalLockBuffer(*bufp);
 			pg_atomic_write_u32(&s->wakes_tried, wakes);
-			if (!got && was_woken && !on_lock)
+			if (!got && was_woken)
 				blinkam_count(BLINKAM_COUNTER_BATCH_WOKEN_BUSY, 1);
-			if (!got && on_lock && !InterruptPending)
-				continue;
 		}
 		if (got)
 		{
@@ -1135,19 +1102,6 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 				pg_spin_delay();
 			if (slot_answered(s))
 				continue;
-		}
-
-		/*
-		 * blinkam.batch_sleep = page_lock: sleep on the page's lock instead of
-		 * our latch (see "Waiting on the page lock").  Not a slot that was
-		 * forwarded: its holder holds another page.
-		 */
-		if (blinkam_batch_sleep == BLINKAM_BATCH_SLEEP_PAGE_LOCK && !announced &&
-			(st == SLOT_PENDING || st == SLOT_CLAIMED) &&
-			!BufferIsLocal(*bufp) && !slot_moved(s, *bufp))
-		{
-			on_lock = true;
-			continue;
 		}
 
 		/*

@@ -34,7 +34,6 @@ bool		blinkam_enable_pools = true;
 /* Cooperative batch inserts on busy leaves (batch.c) */
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
-int			blinkam_batch_sleep = BLINKAM_BATCH_SLEEP_LATCH;
 int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 int			blinkam_defer_inserts = BLINKAM_DEFER_TRANSACTION;
@@ -60,12 +59,6 @@ int			blinkam_debug_pause_at = BLINKAM_PAUSE_NONE;
 int			blinkam_debug_pause_key = 1;
 int			blinkam_debug_pause_also_at = BLINKAM_PAUSE_NONE;
 int			blinkam_debug_pause_also_key = 2;
-
-static const struct config_enum_entry batch_sleep_options[] = {
-	{"latch", BLINKAM_BATCH_SLEEP_LATCH, false},
-	{"page_lock", BLINKAM_BATCH_SLEEP_PAGE_LOCK, false},
-	{NULL, 0, false}
-};
 
 /* on and off (and their other spellings) as when the setting was a bool */
 static const struct config_enum_entry defer_inserts_options[] = {
@@ -163,14 +156,6 @@ blinkam_define_gucs(void)
 							"microseconds; a sleep and a wake-up cost more.  0 sleeps at once.",
 							&blinkam_batch_spin, 100, 0, 100000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomEnumVariable("blinkam.batch_sleep",
-							 "How a backend waiting for a batch sleeps until the page's holder answers.",
-							 "latch: in WaitLatch, woken by a signal.  page_lock: on a "
-							 "blink leaf's lock, woken by its next release (blinkheap waiters "
-							 "then use the latch).",
-							 &blinkam_batch_sleep, BLINKAM_BATCH_SLEEP_LATCH,
-							 batch_sleep_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.batch_rounds",
 							"How many WAL records a backend holding a busy page may write "
 							"for the inserts of others before it lets the page go.",

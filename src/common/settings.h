@@ -140,14 +140,6 @@ extern bool blinkam_enable_workers;
 extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
-
-/* blinkam.batch_sleep: how a batch waiter sleeps (batch.c, "How a waiter sleeps") */
-typedef enum BlinkamBatchSleep
-{
-	BLINKAM_BATCH_SLEEP_LATCH,	/* WaitLatch, woken by SetLatch */
-	BLINKAM_BATCH_SLEEP_PAGE_LOCK	/* on a blink leaf's content lock */
-} BlinkamBatchSleep;
-extern int	blinkam_batch_sleep;
 extern int	blinkam_batch_rounds;
 extern int	blinkam_hot_insert_pages;
 
