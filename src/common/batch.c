@@ -164,7 +164,7 @@
  * the leaf's content lock in LWLockAcquireOrWait, woken by PostgreSQL's
  * semaphore at every release of the leaf, served or not (level on 2 cores,
  * bench/results/batch-lockwait-2core-20261127.md; 0.85-1.01x of the latch
- * on 16, BufferContent 57-58% of the waits where the latch had 8-19%,
+ * on 16, BufferContent 57-58% of the waits where the latch had 19% at most,
  * bench/results/manycore-20261128b.md).
  *
  * Announced holders.  The argument above needs every release of the page
