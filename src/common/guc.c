@@ -111,7 +111,6 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
 	{"heap_update_window", BLINKAM_PAUSE_HEAP_UPDATE_WINDOW, false},
-	{"unique_flush_own_check", BLINKAM_PAUSE_UNIQUE_FLUSH_OWN_CHECK, false},
 	{NULL, 0, false}
 };
 

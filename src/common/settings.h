@@ -128,12 +128,9 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HEAP_CHECK_PAGE,	/* blinkheap_check has read the next
 									 * xid and is about to read a page; it
 									 * holds no buffer */
-	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW,	/* a blinkheap update has locked the
+	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW	/* a blinkheap update has locked the
 										 * old version and let its page go
 										 * (pinned) to find room elsewhere */
-	BLINKAM_PAUSE_UNIQUE_FLUSH_OWN_CHECK	/* a flush of buffered unique
-											 * entries let the leaf go to
-											 * check one of them fully */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

@@ -299,17 +299,7 @@ typedef struct BlinkOptions
 	int32		varlena_header_;	/* varlena header (do not touch directly!) */
 	int			fillfactor;		/* leaf fill factor of builds and splits */
 	bool		deduplicate_items;	/* make posting tuples (blinkdedup.c) */
-	int			unique_check;	/* BLINK_UNIQUE_CHECK_*: when a unique
-								 * index's inserts are checked (defer.c) */
 } BlinkOptions;
-
-#define BLINK_UNIQUE_CHECK_ROW			0	/* at each row, as btree */
-#define BLINK_UNIQUE_CHECK_STATEMENT	1	/* at the statement's end */
-
-/* Does the unique index rel check its inserts at the statement's end? */
-#define BlinkUniqueCheckAtStatementEnd(rel) \
-	((rel)->rd_options != NULL && \
-	 ((BlinkOptions *) (rel)->rd_options)->unique_check == BLINK_UNIQUE_CHECK_STATEMENT)
 
 #define BLINK_DEFAULT_FILLFACTOR	90
 #define BLINK_MIN_FILLFACTOR		10
@@ -431,7 +421,6 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
 
 /* defer.c */
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
-								IndexUniqueCheck checkUnique,
 								bool indexUnchanged,
 								struct IndexInfo *indexInfo);
 extern void _blink_defer_flush(void);
@@ -527,9 +516,6 @@ extern bool blinkinsert(Relation rel, Datum *values, bool *isnull,
 extern bool _blink_finish_or_wait(Relation rel, Buffer buf);
 extern void _blink_insert_sorted(Relation rel, IndexTuple *itups, int n,
 								 bool *landed, bool unchanged);
-extern void _blink_insert_sorted_unique(Relation rel, Relation heapRel,
-										IndexTuple *itups, int n, bool *landed,
-										bool unchanged);
 
 /* blinkdelete.c */
 typedef struct BlinkLeafUpdate

@@ -52,10 +52,6 @@ typedef struct BlinkSplitInfo
 	IndexTuple	sep;			/* L's high key: the separator for N */
 } BlinkSplitInfo;
 
-static bool _blink_insert_tuple(Relation rel, IndexTuple itup,
-								Relation heapRel,
-								IndexUniqueCheck checkUnique,
-								bool indexUnchanged);
 static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 Relation heapRel, Buffer buf,
 										 BlinkScanInsert key,
@@ -252,7 +248,11 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			bool indexUnchanged, IndexInfo *indexInfo)
 {
 	IndexTuple	itup;
+	BlinkScanInsert key;
+	BlinkStack	stack;
+	Buffer		buf;
 	bool		is_unique = true;
+	bool		check;
 
 	blinkam_debug_pause(BLINKAM_PAUSE_INSERT_START);
 
@@ -262,38 +262,13 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	/* its catalog lookups, once per relcache entry, before any page lock */
 	(void) _blink_dedup_enabled(rel);
 
-	/*
-	 * Non-unique inserts, and unique ones of an index checked at the
-	 * statement's end, may wait for a flush (defer.c).
-	 */
-	if ((checkUnique == UNIQUE_CHECK_NO || checkUnique == UNIQUE_CHECK_YES) &&
-		_blink_defer_insert(rel, heapRel, itup, checkUnique, indexUnchanged,
-							indexInfo))
+	/* Non-unique inserts may wait for the statement's end (defer.c). */
+	if (checkUnique == UNIQUE_CHECK_NO &&
+		_blink_defer_insert(rel, heapRel, itup, indexUnchanged, indexInfo))
 	{
 		pfree(itup);
 		return true;
 	}
-	is_unique = _blink_insert_tuple(rel, itup, heapRel, checkUnique,
-									indexUnchanged);
-	pfree(itup);
-	return is_unique;
-}
-
-/*
- * Insert itup (formed, its heap TID set) now: blinkinsert's work after
- * its statement buffers declined the tuple, and a buffered unique
- * tuple's own check at the flush (_blink_insert_sorted_unique).  The
- * caller keeps itup.  Returns as blinkinsert does.
- */
-static bool
-_blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
-					IndexUniqueCheck checkUnique, bool indexUnchanged)
-{
-	BlinkScanInsert key;
-	BlinkStack	stack;
-	Buffer		buf;
-	bool		is_unique = true;
-	bool		check;
 
 	key = _blink_mkscankey(rel, itup);
 
@@ -336,6 +311,7 @@ _blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
 			{
 				_blink_free_stack(stack);
 				pfree(key);
+				pfree(itup);
 				return true;
 			}
 		}
@@ -372,6 +348,7 @@ _blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
 				/* Deferred recheck: the entry is already in the index. */
 				_blink_relbuf(rel, buf);
 				_blink_free_stack(stack);
+				pfree(itup);
 				return is_unique;
 			}
 
@@ -399,6 +376,7 @@ _blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
 
 		_blink_free_stack(stack);
 		pfree(key);
+		pfree(itup);
 		return is_unique;
 	}
 	else
@@ -415,6 +393,7 @@ _blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
 		{
 			_blink_free_stack(stack);
 			pfree(key);
+			pfree(itup);
 			return true;
 		}
 	}
@@ -425,6 +404,7 @@ _blink_insert_tuple(Relation rel, IndexTuple itup, Relation heapRel,
 
 	_blink_free_stack(stack);
 	pfree(key);
+	pfree(itup);
 	return is_unique;
 }
 
@@ -1058,15 +1038,6 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 	}
 }
 
-/* The free space between the line pointers and the tuples of page. */
-static inline Size
-_blink_page_room(Page page)
-{
-	PageHeader	phdr = (PageHeader) page;
-
-	return phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
-}
-
 /*
  * Insert itups[0..n-1], tuples of a non-unique index in key order (a
  * statement buffer's flush, defer.c).  Consecutive tuples that belong on
@@ -1091,6 +1062,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		BlinkStack	stack;
 		bool		busy = false;
 		Page		page;
+		PageHeader	phdr;
 		Size		room;
 		int			m = 0;
 
@@ -1116,7 +1088,8 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		_blink_hint_remember(rel, buf);
 
 		page = BufferGetPage(buf);
-		room = _blink_page_room(page);
+		phdr = (PageHeader) page;
+		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
 
 		/*
 		 * itups[i] belongs on this leaf; the next ones do while they stay
@@ -1147,91 +1120,6 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		blinkam_count(BLINKAM_COUNTER_DEFERRED_LEAF_WRITES, 1);
 		_blink_free_stack(stack);
 		pfree(key);
-	}
-}
-
-/*
- * Add the sorted tuples itups[0..n-1] of a unique index, buffered by one
- * backend's statements under unique_check = statement (defer.c), checking
- * each as blinkinsert would; landed[i] is set as each goes in.  A
- * duplicate raises the unique violation, with the tuples before it in.
- *
- * For each leaf, one descent with the user key of the first tuple not yet
- * in finds the first leaf where that key can appear, locked exclusively:
- * the page every inserter of the key locks while it checks.  The tuples
- * from there on go onto that leaf in one record while each
- *   - fits, and lies below the leaf's high key (a larger key below the
- *     high key has the same first leaf: nothing left of the leaf can hold
- *     it),
- *   - has a key that no entry of the leaf has and that cannot continue on
- *     the right sibling (_blink_key_absent): then no row anywhere has the
- *     key, and no row can conflict with the tuple whoever looks -- dead,
- *     in progress or committed alike,
- *   - and has a key other than the previous tuple's (two of our own rows
- *     with one key: the second one's own check raises the violation).
- * The first tuple that fails one of these, when no tuple has been taken
- * for the leaf, is inserted by _blink_insert_tuple with its full check
- * (heap visibility, waiting for a transaction in progress, the error):
- * after letting the leaf go, with its own descent.  The check and the
- * tuples' arrival stay under the one exclusive lock of the key's first
- * leaf, as for every other inserter, so no two inserters of a key both
- * find it absent.
- */
-void
-_blink_insert_sorted_unique(Relation rel, Relation heapRel, IndexTuple *itups,
-							int n, bool *landed, bool unchanged)
-{
-	int			i = 0;
-
-	(void) _blink_dedup_enabled(rel);	/* (see blinkinsert) */
-	while (i < n)
-	{
-		BlinkScanInsert key = _blink_mkscankey(rel, itups[i]);
-		Buffer		buf;
-		BlinkStack	stack;
-		Page		page;
-		Size		room;
-		int			m = 0;
-
-		key->heaptid = NULL;
-		key->nextkey = false;
-		stack = _blink_find_leaf(rel, key, &buf, NULL, false);
-		_blink_hint_remember(rel, buf);
-		page = BufferGetPage(buf);
-		room = _blink_page_room(page);
-
-		while (i + m < n)
-		{
-			IndexTuple	t = itups[i + m];
-			Size		need = MAXALIGN(IndexTupleSize(t)) + sizeof(ItemIdData);
-
-			if (need > room || !_blink_below_hikey(rel, page, t) ||
-				(m > 0 && _blink_keys_equal(rel, itups[i + m - 1], t)) ||
-				!_blink_key_absent(rel, page, t))
-				break;
-			room -= need;
-			m++;
-		}
-		blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, m);
-		_blink_free_stack(stack);
-		pfree(key);
-
-		if (m == 0)
-		{
-			/* tests: the leaf is let go before the tuple's own check */
-			_blink_relbuf(rel, buf);
-			blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_FLUSH_OWN_CHECK);
-			(void) _blink_insert_tuple(rel, itups[i], heapRel,
-									   UNIQUE_CHECK_YES, unchanged);
-			landed[i] = true;
-			i++;
-		}
-		else
-		{
-			_blink_leaf_write(rel, buf, &itups[i], m, &landed[i]);
-			i += m;
-		}
-		blinkam_count(BLINKAM_COUNTER_DEFERRED_LEAF_WRITES, 1);
 	}
 }
 

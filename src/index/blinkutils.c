@@ -37,12 +37,6 @@ PG_FUNCTION_INFO_V1(blinkhandler);
 
 static relopt_kind blink_relopt_kind;
 
-static relopt_enum_elt_def unique_check_values[] = {
-	{"row", BLINK_UNIQUE_CHECK_ROW},
-	{"statement", BLINK_UNIQUE_CHECK_STATEMENT},
-	{NULL}
-};
-
 /*
  * Set up the blink index AM: its reloptions, shared memory, hooks and
  * what the workers do for it.  Called from _PG_init.
@@ -58,11 +52,6 @@ blink_init(void)
 	add_bool_reloption(blink_relopt_kind, "deduplicate_items",
 					   "Stores equal keys of a blink index once, with a list of the rows that have them",
 					   true, ShareUpdateExclusiveLock);
-	add_enum_reloption(blink_relopt_kind, "unique_check",
-					   "When a unique blink index checks the rows a statement inserts: at each row, or at the statement's end",
-					   unique_check_values, BLINK_UNIQUE_CHECK_ROW,
-					   "Valid values are \"row\" and \"statement\".",
-					   ShareUpdateExclusiveLock);
 	_blink_splitreg_init();
 	_blink_vacuum_init();
 	_blink_onconflict_init();
@@ -132,8 +121,7 @@ blinkoptions(Datum reloptions, bool validate)
 {
 	static const relopt_parse_elt tab[] = {
 		{"fillfactor", RELOPT_TYPE_INT, offsetof(BlinkOptions, fillfactor)},
-		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(BlinkOptions, deduplicate_items)},
-		{"unique_check", RELOPT_TYPE_ENUM, offsetof(BlinkOptions, unique_check)}
+		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(BlinkOptions, deduplicate_items)}
 	};
 
 	return (bytea *) build_reloptions(reloptions, validate, blink_relopt_kind,

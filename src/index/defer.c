@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * defer.c
- *	  Statement buffers: a backend's blink inserts (non-unique, or of a
- *	  unique index checked at the statement's end), held back and added
- *	  to each leaf with one WAL record.
+ *	  Statement buffers: a backend's non-unique blink inserts, held back
+ *	  and added to each leaf with one WAL record.
  *
  * A multi-row INSERT or COPY calls aminsert once per row.  For an index
  * whose keys grow (a time stamp) every call lands on the same leaf, and
@@ -14,8 +13,8 @@
  *   - Other backends cannot see our uncommitted rows, so they do not miss
  *     the entries -- except where they read the index with a non-MVCC
  *     snapshot on purpose.  Unique checks and exclusion constraints do;
- *     indexes behind an exclusion constraint are never buffered, and
- *     unique indexes only where they check at the statement's end, below.
+ *     unique indexes and indexes behind an exclusion constraint are never
+ *     buffered.
  *   - Key comparisons run at the flush, not at the INSERT.  An index with
  *     a comparison function not written in C (an operator class in SQL or
  *     a procedural language) is never buffered: such a function runs
@@ -90,48 +89,6 @@
  * Batch inserts skip SERIALIZABLE transactions for the same reason
  * (blinkam_batch_wait).
  *
- * Unique indexes checked at the statement's end (unique_check =
- * statement, an index option; the default, row, checks each row at once
- * as btree does).  Such an index's entries are buffered too, under every
- * rule above (not while an ON CONFLICT statement runs, nor in SERIALIZABLE
- * transactions, nor with blinkam.defer_inserts = off), and also not a
- * tuple with a NULL key column, nor a call other than UNIQUE_CHECK_YES.
- * They are checked and added at the latest at the end of the statement
- * that made them -- ExecutorFinish, before the statement's AFTER triggers
- * fire and again after the data-modifying parts of a WITH run to their
- * end, ExecutorEnd, and after a utility command (COPY) -- whatever
- * blinkam.defer_inserts says; earlier at any flush above.  That is when
- * PostgreSQL checks a DEFERRABLE INITIALLY IMMEDIATE unique constraint,
- * the SQL standard's rule: rows of one statement that collide only
- * row by row (UPDATE ... SET k = k + 1) pass, a duplicate fails the
- * statement.  The check itself is blinkinsert's, run at the flush
- * (_blink_insert_sorted_unique), under the same exclusive lock of the
- * key's first leaf that every inserter of the key takes, so no two
- * inserters of a key both miss each other.  What other sessions see
- * differently, and why it is allowed:
- *   - Until the flush, the key is not in the index: another session that
- *     inserts it meanwhile does not wait for us, and whichever of the two
- *     reaches the index second fails (after waiting for the first's end
- *     if it is still running) -- the outcome of the two inserting in the
- *     other order, which concurrent transactions may always have.  An
- *     INSERT ... ON CONFLICT of the key meanwhile inserts or updates its
- *     own row and our statement fails, where it would have waited for us
- *     and found our row; again the outcome of the other order.  No order
- *     lets two rows with one key both commit: both flushes check under
- *     that leaf lock (specs/blink_unique_statement_race.spec holds a statement
- *     between its rows, and a flush inside the window where it has let
- *     the leaf go to check a key fully: pause point
- *     unique_flush_own_check).
- *   - Readers, VACUUM, parallel workers, utility commands: as for any
- *     buffered entry, above.
- *   - A unique violation comes at the flush, so the statement's later
- *     rows were computed (BEFORE ROW triggers, volatile functions) before
- *     it fails, as with a deferrable constraint; its AFTER triggers never
- *     run.
- * sql/blink_unique_statement compares such an index with a deferrable
- * btree constraint statement by statement; t/039 runs 16 clients of
- * colliding runs, key moves and upserts against a ledger.
- *
  * blinkam.defer_inserts = statement also flushes at every statement's end
  * (ExecutorFinish, after its AFTER triggers, and ExecutorEnd) and after
  * every utility command (COPY); off buffers nothing.
@@ -189,8 +146,6 @@ typedef struct DeferBuffer
 	DeferEntry *entries;
 	bool		unchanged;		/* an entry came with aminsert's indexUnchanged */
 	bool		native;			/* its key comparisons are C (may buffer) */
-	bool		unique;			/* a unique index's: checked at the flush,
-								 * which comes by the statement's end */
 } DeferBuffer;
 
 static MemoryContext DeferContext = NULL;
@@ -199,7 +154,6 @@ static int	nbuffers = 0;
 static int	maxbuffers = 0;
 static int	pending_tuples = 0;
 static Size pending_bytes = 0;
-static int	pending_unique = 0; /* of those, in unique indexes' buffers */
 
 /* INSERT ... ON CONFLICT statements running (nothing is buffered then) */
 static int	suspend_depth = 0;
@@ -251,7 +205,6 @@ _blink_defer_reset(void)
 	nbuffers = maxbuffers = 0;
 	pending_tuples = 0;
 	pending_bytes = 0;
-	pending_unique = 0;
 	if (DeferContext)
 		MemoryContextReset(DeferContext);
 }
@@ -313,33 +266,17 @@ _blink_defer_buffer(Relation rel, Relation heapRel)
 	b->entries = NULL;
 	b->unchanged = false;
 	b->native = _blink_defer_native(rel);
-	b->unique = rel->rd_index->indisunique;
 	return b;
 }
 
 /*
- * May itup, for the unique index rel, wait for a flush by the statement's
- * end (see "Unique indexes checked at the statement's end" above)?
- */
-static bool
-_blink_defer_unique_ok(Relation rel, IndexTuple itup,
-					   IndexUniqueCheck checkUnique)
-{
-	return checkUnique == UNIQUE_CHECK_YES &&
-		BlinkUniqueCheckAtStatementEnd(rel) &&
-		!IndexTupleHasNulls(itup);
-}
-
-/*
- * aminsert's first stop: keep itup (a tuple for the non-unique index rel,
- * or for a unique one checked at the statement's end) for a later flush
- * if that is allowed here.  Returns true if it was kept; false means the
- * caller inserts it now.
+ * aminsert's first stop: keep itup (a tuple for the non-unique index rel)
+ * for a later flush if that is allowed here.  Returns true if it was
+ * kept; false means the caller inserts it now.
  */
 bool
 _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
-					IndexUniqueCheck checkUnique, bool indexUnchanged,
-					IndexInfo *indexInfo)
+					bool indexUnchanged, IndexInfo *indexInfo)
 {
 	DeferBuffer *b;
 	MemoryContext old;
@@ -348,9 +285,7 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 	if (blinkam_defer_inserts == BLINKAM_DEFER_OFF || suspend_depth > 0 ||
 		scope_depth == 0 || flushing || committing ||
 		IsolationIsSerializable() ||
-		(rel->rd_index->indisunique ?
-		 !_blink_defer_unique_ok(rel, itup, checkUnique) :
-		 checkUnique != UNIQUE_CHECK_NO) ||
+		rel->rd_index->indisunique ||
 		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
 		!IsTransactionState())
 		return false;
@@ -388,8 +323,6 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 
 	pending_tuples++;
 	pending_bytes += sz;
-	if (b->unique)
-		pending_unique++;
 	blinkam_count(BLINKAM_COUNTER_DEFERRED_INSERTS, 1);
 
 	if (pending_tuples >= BLINK_DEFER_MAX_TUPLES ||
@@ -424,8 +357,6 @@ _blink_defer_remove(DeferBuffer *b, bool *landed, SubTransactionId subid)
 		{
 			pending_tuples--;
 			pending_bytes -= IndexTupleSize(e->itup);
-			if (b->unique)
-				pending_unique--;
 			pfree(e->itup);
 		}
 		else
@@ -472,11 +403,7 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 
 	PG_TRY();
 	{
-		if (b->unique)
-			_blink_insert_sorted_unique(rel, heapRel, itups, b->n, landed,
-										b->unchanged);
-		else
-			_blink_insert_sorted(rel, itups, b->n, landed, b->unchanged);
+		_blink_insert_sorted(rel, itups, b->n, landed, b->unchanged);
 	}
 	PG_CATCH();
 	{
@@ -495,19 +422,18 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 }
 
 /*
- * Add the pending tuples to their indexes: all of them, or with
- * unique_only those of unique indexes.  An error leaves the tuples that
- * did not land pending.
+ * Add every pending tuple to its index.  Called at each point where this
+ * backend may look at a blink index or the statement ends (see the top of
+ * this file).  An error leaves the tuples that did not land pending.
  */
-static void
-_blink_defer_flush_some(bool unique_only)
+void
+_blink_defer_flush(void)
 {
 	/*
 	 * Never while a (sub)transaction aborts: its end discards what it must
 	 * (the callbacks below), and nothing may be written on its behalf.
 	 */
-	if ((unique_only ? pending_unique : pending_tuples) == 0 || flushing ||
-		!IsTransactionState())
+	if (pending_tuples == 0 || flushing || !IsTransactionState())
 		return;
 
 	flushing = true;
@@ -533,7 +459,7 @@ _blink_defer_flush_some(bool unique_only)
 		}
 		for (int i = 0; i < nbuffers; i++)
 		{
-			if (buffers[i].n > 0 && (buffers[i].unique || !unique_only))
+			if (buffers[i].n > 0)
 				_blink_defer_flush_buffer(&buffers[i]);
 		}
 		if (pushed)
@@ -545,30 +471,8 @@ _blink_defer_flush_some(bool unique_only)
 	}
 	PG_END_TRY();
 
-	Assert(pending_unique == 0 && (unique_only || pending_tuples == 0));
-	if (pending_tuples == 0)
-		_blink_defer_reset();
-}
-
-/*
- * Add every pending tuple to its index.  Called at each point where this
- * backend may look at a blink index or the statement ends (see the top of
- * this file).
- */
-void
-_blink_defer_flush(void)
-{
-	_blink_defer_flush_some(false);
-}
-
-/*
- * Check and add the pending tuples of unique indexes: at every statement's
- * end, whatever blinkam.defer_inserts says.
- */
-static void
-_blink_defer_flush_unique(void)
-{
-	_blink_defer_flush_some(true);
+	Assert(pending_tuples == 0);
+	_blink_defer_reset();
 }
 
 /*
@@ -713,12 +617,6 @@ _blink_defer_ExecutorStart(QueryDesc *queryDesc, int eflags)
 static void
 _blink_defer_ExecutorFinish(QueryDesc *queryDesc)
 {
-	/*
-	 * Unique entries are checked before the statement's AFTER triggers
-	 * fire, and again after the data-modifying parts of a WITH that
-	 * ExecutorFinish runs to their end.
-	 */
-	_blink_defer_flush_unique();
 	/* AFTER triggers and WITH's data-modifying parts run in here. */
 	if (prev_ExecutorFinish)
 		prev_ExecutorFinish(queryDesc);
@@ -726,8 +624,6 @@ _blink_defer_ExecutorFinish(QueryDesc *queryDesc)
 		standard_ExecutorFinish(queryDesc);
 	if (blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
 		_blink_defer_flush();
-	else
-		_blink_defer_flush_unique();
 }
 
 static void
@@ -736,8 +632,6 @@ _blink_defer_ExecutorEnd(QueryDesc *queryDesc)
 	/* held to the commit unless set otherwise (see the top of this file) */
 	if (blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
 		_blink_defer_flush();
-	else
-		_blink_defer_flush_unique();
 	if (suspend_depth > 0 && _blink_plan_has_onconflict(queryDesc->plannedstmt))
 		suspend_depth--;
 	if (scope_depth > 0)
@@ -778,8 +672,6 @@ _blink_defer_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 	if (!txn && blinkam_defer_inserts == BLINKAM_DEFER_STATEMENT)
 		_blink_defer_flush();
-	else if (!txn)
-		_blink_defer_flush_unique();	/* (COPY's rows) */
 }
 
 /* From _PG_init. */
