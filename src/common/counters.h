@@ -55,7 +55,7 @@
 	X(BATCH_PARTIAL, "batch_partial", "published runs of which holders took only the first part before their owner did the rest itself") \
 	X(BATCH_ROUNDS, "batch_rounds", "further WAL records a batch holder wrote for waiters that published while it held the page (blinkam.batch_rounds)") \
 	X(BATCH_SPINS, "batch_spins", "waits for a batch answered while spinning, before any sleep (blinkam.batch_spin)") \
-	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept (as blinkam.batch_sleep says)") \
+	X(BATCH_SLEEPS, "batch_sleeps", "waits for a batch that slept on the latch") \
 	X(BATCH_WAKEUPS, "batch_wakeups", "sleeps of batch waiters, each until woken, timed out or interrupted (a wait that slept counts one or more)") \
 	X(BATCH_WOKEN_BUSY, "batch_woken_busy", "batch waiters woken to take their page (their holder let it go) that found it taken again, by an insert that came meanwhile, and waited on") \
 	X(BATCH_REFUSED_RIGHT, "batch_refused_right", "published blink runs a holder stopped taking at an entry that belongs right of its leaf (the leaf split after they were published)") \
