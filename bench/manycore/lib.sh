@@ -18,3 +18,7 @@ build_old() {
 		cp $D/old/blinkam.so /tmp/old.so || tail /tmp/old.log
 }
 swap() { cp /tmp/$1.so /tmp/pg/lib/postgresql/blinkam.so; echo "== build $1"; }
+# a sweep's own results folder /tmp/$1 (OUT from here on; R keeps the
+# device call's $OUT), and pack: the folder so far into $R/sweep.tgz
+sweep_out() { R=$OUT; OUT=/tmp/$1; mkdir -p "$OUT"; export OUT; }
+pack() { tar czf "$R/sweep.tgz" -C "$OUT" .; }

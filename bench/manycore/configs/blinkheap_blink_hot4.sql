@@ -1,0 +1,11 @@
+-- blinkheap_blink_hot4: blinkheap_blink with 4 shared hot insert pages per
+-- table (blinkam.hot_insert_pages; the default, 0, is blinkheap_blink: each
+-- backend inserts into its own page, and rows rarely batch).
+-- pgoptions: -c blinkam.hot_insert_pages=4
+CREATE TABLE measure (
+	sensor_id int NOT NULL,
+	ts timestamp NOT NULL,
+	value float8
+) USING blinkheap;
+CREATE UNIQUE INDEX measure_pkey ON measure USING blink (sensor_id, ts);
+CREATE INDEX measure_ts ON measure USING blink (ts);
