@@ -34,10 +34,6 @@
 #      on, and the new holder takes its entry;
 #   19. a run held to the commit, published from the commit's flush and
 #      cancelled there, withdraws; its transaction rolls back;
-#   20. a release that finds its leaf taken again by another inserter
-#      leaves its waiter to that one (at its first look at the list, or
-#      once the popped list is back): served by it, or woken at its
-#      release;
 #   and holders that do not batch (blinkam.batch_inserts = off), or fail
 #   before their record, wake their waiters, even when a third inserter
 #   claims the first of them while the release still has the others (3f):
@@ -1226,51 +1222,6 @@ is(entries('h19_k', '(12)') . entries('h19_k', '(13)') . entries('h19_k', '(14)'
 	  . entries('h19_k', '(15)'), '0011', '19: entries');
 is(counter('batch_wait_timeouts') . '/' . counter('batch_lost_wakeups'), '0/0', '19: no timeout');
 is($node->safe_psql('postgres', "SELECT blink_check('h19_k', true)"), '', '19: blink_check');
-
-# --- 20. a release that finds its leaf taken again, exclusively, by an
-#        insert that came meanwhile leaves its waiter to that one
-#        (blinkam.batch_leave_to_holder): the first holder (not batching)
-#        is held after its unlock, at its look at the list (release_look,
-#        key 202) or once the popped list is back (drain_wake_check),
-#        while a second inserter takes the leaf and is held there
-#        (batch_before_claim, key 203).  The second then takes the
-#        waiter's entry (20a, 20b); or, not batching either, its own
-#        release wakes the waiter, which inserts itself (20c).  No wake-up
-#        is lost, and the waiter is never woken to find the leaf taken.
-for my $case ([ '20a', 'release_look', '' ], [ '20b', 'drain_wake_check', '' ],
-	[ '20c', 'drain_wake_check', 'SET blinkam.batch_inserts = off;' ])
-{
-	my ($name, $point, $second) = @$case;
-	my $batched = $second eq '' ? 1 : 0;
-
-	keys_table('h20', 10);
-	my $k202 = hold_key(202);
-	($a, $k) = start_holder(201, "SET blinkam.batch_inserts = off; SET blinkam.debug_pause_at = $point; "
-		  . "SET blinkam.debug_pause_key = 202;", 'h20', '11');
-	$b = bg("SET blinkam.debug_batch_wait_timeout = '60s'; INSERT INTO h20 VALUES (12) /* w20 */");
-	waiting('/* w20 */');
-	release_key($k);
-	paused_on(202);
-	($c, $k) = start_holder(203, $second, 'h20', '13');
-	release_key($k202);
-	$a->[0]->finish;
-	is(${ $a->[2] }, '', "$name: the first holder succeeded");
-	is(counter('batch_wakes_left'), '1', "$name: its release left the waiter to the new holder");
-	waiting('/* w20 */');
-	release_key($k);
-	$_->[0]->finish for ($b, $c);
-	is(${ $b->[2] } . ${ $c->[2] }, '', "$name: the waiter and the new holder succeeded");
-	is(counter('batched_inserts'), "$batched",
-		$batched ? "$name: the new holder took the waiter's entry" : "$name: the waiter inserted itself");
-	is(counter('batch_woken_busy') . '/' . counter('batch_wait_timeouts') . '/'
-		  . counter('batch_lost_wakeups'),
-		'0/0/0', "$name: never woken to a taken leaf, no timeout, no lost wake-up");
-	is($node->safe_psql('postgres', 'SELECT string_agg(k::text, \' \' ORDER BY k) FROM h20 WHERE k > 10'),
-		'11 12 13', "$name: rows");
-	is(entries('h20_k', '(12)') . entries('h20_k', '(13)'), '11', "$name: each entry once");
-	is($node->safe_psql('postgres', "SELECT blink_check('h20_k', true)"), '', "$name: blink_check");
-	$node->safe_psql('postgres', 'DROP TABLE h20');
-}
 
 $node->stop;
 done_testing();

@@ -5,7 +5,9 @@
 # workload: plain and pipelined (PIPE=10), at CL clients (default 128 256
 # 512), DUR-second runs (default 5), JOBS pgbench threads (default 64),
 # counters at 256 and 512 clients.  About 380 s.  Writes log.txt and
-# sweep.tgz (the .csv and -summary.txt of each workload) to $OUT.
+# sweep.tgz (the .csv and -summary.txt of each workload) to $OUT.  The
+# setting and heap_blink_wakeall were removed after this call (iot.sh skips
+# a configuration it cannot create).
 . $(pwd)/.dev/lib.sh
 sweep_out o12
 {

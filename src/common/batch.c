@@ -91,39 +91,6 @@
  * holder that fails after claiming slots hands them back and wakes them
  * itself (batch_abandon).
  *
- * Leaving the list to the next holder.  On a hot leaf the lock is often
- * taken again, by an insert that came meanwhile, between a release and
- * the wake-up of its first waiter; the waiter then wakes only to find the
- * leaf taken, and sleeps again (batch_woken_busy: 270-300 thousand such
- * wake-ups in 5 s, 512 clients on 16 cores).  Every exclusive lock of a
- * blink leaf is taken by blink's own code and let go through
- * _blink_unlock, which looks at the list (PostgreSQL locks index pages it
- * does not own only in share mode; an error's release is covered by the
- * abort's batch_wake_all).  So blink's release looks at the lock's state
- * word (page_held_exclusively, no lock taken; the caller's pin keeps the
- * buffer on that page) and, if another backend holds the leaf
- * exclusively, leaves the list to it: before popping the list, and again
- * just before it would wake the first waiter, once all of it is back
- * (counted in batch_wakes_left).  No wake-up is lost: the releaser's
- * pushes (the CAS that put the list back, or the waiter's own, before the
- * lock attempt that failed against the releaser), a full barrier, its read
- * of the lock word with the exclusive bit set; the holder's release (an
- * atomic operation that clears the bit, after the read), then the barrier
- * and read of the list in its own look.  So that look comes after the
- * pushes and finds the slots (or a backend that popped the list in
- * between does, and handles them as every popper does), and the first
- * waiter it wakes, or claims, is one that waits once the list is back.
- * If that holder leaves the list in turn, the same holds of the next one;
- * a release that finds the leaf free or held in share mode wakes as
- * before.  Only blink leaves leave the list so (blinkam_batch_after_unlock,
- * called with the page's buffer; blinkam.batch_leave_to_holder = off
- * turns it off): a blinkheap page is locked exclusively by code that does
- * not look (updates, pruning, VACUUM), and a release of a page we do not
- * hold pinned (a forwarded run's sibling) cannot read its lock safely.
- * t/009 case 20 holds a release at each of the two reads (pause points
- * release_look and drain_wake_check) while another inserter takes the
- * leaf.
- *
  * Memory ordering (weakly ordered CPUs included): a slot's fields are
  * written before the CAS that pushes it (a full barrier) and read by a
  * holder after the exchange that pops it and the CAS that claims it (full
@@ -198,7 +165,12 @@
  * semaphore at every release of the leaf, served or not (level on 2 cores,
  * bench/results/batch-lockwait-2core-20261127.md; 0.85-1.01x of the latch
  * on 16, BufferContent 57-58% of the waits where the latch had 19% at most,
- * bench/results/manycore-20261128b.md).
+ * bench/results/manycore-20261128b.md).  Nor is a release made to skip the
+ * wake-up when another inserter has taken the leaf again before it (that
+ * holder looks at the list when it lets go): on 16 cores such releases
+ * were 2-3% of the wake-ups that found the leaf taken, the rest taken
+ * after the wake-up, before the woken waiter ran; TPS 0.92-1.04x plain,
+ * 0.94-1.10x pipelined (bench/results/manycore-20261128c.md).
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
@@ -460,27 +432,6 @@ slot_waits_for(BlinkBatchSlot *s, const RelFileNode *node, BlockNumber blkno)
 }
 
 /*
- * Is the page in buf (pinned by us, so that the buffer still holds that
- * page) locked exclusively at this moment?  Read from the state word of
- * its content lock, without taking it: PostgreSQL 15's lwlock.c marks an
- * exclusive holder with bit 24 of the word (LW_VAL_EXCLUSIVE, private to
- * that file) and counts share holders below it, and sets the bit with
- * the atomic operation that acquires the lock.
- */
-#define BATCH_LW_VAL_EXCLUSIVE	((uint32) 1 << 24)
-
-static inline bool
-page_held_exclusively(Buffer buf)
-{
-	LWLock	   *lock;
-
-	if (BufferIsLocal(buf))
-		return false;
-	lock = BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1));
-	return (pg_atomic_read_u32(&lock->state) & BATCH_LW_VAL_EXCLUSIVE) != 0;
-}
-
-/*
  * Pop the whole list at head and sort it out:
  *   - with collect, claim the pending slots of (*node, blkno) into it (up
  *     to max; they leave the list);
@@ -511,7 +462,7 @@ page_held_exclusively(Buffer buf)
  */
 static int
 drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
-		   Buffer held, uint32 *collect, int max, bool wake_one)
+		   uint32 *collect, int max, bool wake_one)
 {
 	int			n = 0;
 
@@ -568,21 +519,6 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 		if (first == NULL)
 			return n;
 		pg_memory_barrier();	/* every push back before the look at first */
-
-		/*
-		 * Taken again, exclusively: leave the first waiter to that holder
-		 * (see "Leaving the list to the next holder").
-		 */
-		if (BufferIsValid(held))
-		{
-			/* tests: another inserter may take the page here */
-			blinkam_debug_pause(BLINKAM_PAUSE_DRAIN_WAKE_CHECK);
-			if (page_held_exclusively(held))
-			{
-				blinkam_count(BLINKAM_COUNTER_BATCH_WAKES_LEFT, 1);
-				return n;
-			}
-		}
 		if (slot_waits_for(first, node, blkno))
 		{
 			pg_atomic_fetch_add_u32(&first->wakes, 1);
@@ -600,11 +536,10 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 
 /* drain_list for the list of the page (node, blkno) */
 static int
-drain_bucket(RelFileNode node, BlockNumber blkno, Buffer held, uint32 *collect,
-			 int max, bool wake_one)
+drain_bucket(RelFileNode node, BlockNumber blkno, uint32 *collect, int max,
+			 bool wake_one)
 {
-	return drain_list(bucket_of(node, blkno), &node, blkno, held, collect, max,
-					  wake_one);
+	return drain_list(bucket_of(node, blkno), &node, blkno, collect, max, wake_one);
 }
 
 /*
@@ -615,23 +550,11 @@ drain_bucket(RelFileNode node, BlockNumber blkno, Buffer held, uint32 *collect,
  * list is read without taking its cache line.
  */
 static void
-look_at_list(RelFileNode node, BlockNumber blkno, Buffer held)
+look_at_list(RelFileNode node, BlockNumber blkno)
 {
 	pg_memory_barrier();
-	if (pg_atomic_read_u32(bucket_of(node, blkno)) == 0)
-		return;
-	/* taken again, exclusively: that holder will look (see above) */
-	if (BufferIsValid(held))
-	{
-		/* tests: another inserter may take the page here */
-		blinkam_debug_pause(BLINKAM_PAUSE_RELEASE_LOOK);
-		if (page_held_exclusively(held))
-		{
-			blinkam_count(BLINKAM_COUNTER_BATCH_WAKES_LEFT, 1);
-			return;
-		}
-	}
-	(void) drain_bucket(node, blkno, held, NULL, 0, true);
+	if (pg_atomic_read_u32(bucket_of(node, blkno)) != 0)
+		(void) drain_bucket(node, blkno, NULL, 0, true);
 }
 
 /* Has a slot been woken on purpose since its owner's last lock attempt? */
@@ -1284,8 +1207,7 @@ blinkam_batch_collect(Relation rel, BlockNumber blkno, BlinkamBatchAddFn add,
 		 */
 		if (blinkam_batch_inserts &&
 			pg_atomic_read_u32(bucket_of(rel->rd_node, blkno)) != 0)
-			batch->nclaimed = drain_bucket(rel->rd_node, blkno, InvalidBuffer,
-										   batch->claimed,
+			batch->nclaimed = drain_bucket(rel->rd_node, blkno, batch->claimed,
 										   BLINKAM_BATCH_CLAIM_MAX, false);
 		for (int i = 0; i < batch->nclaimed; i++)
 		{
@@ -1497,7 +1419,7 @@ blinkam_batch_wake(BlinkamBatch *batch)
 		batch->forwarded = false;
 		/* tests: the sibling's holder may release it (and look) first */
 		blinkam_debug_pause(BLINKAM_PAUSE_BATCH_FORWARDED);
-		look_at_list(batch->node, batch->forward_to, InvalidBuffer);
+		look_at_list(batch->node, batch->forward_to);
 	}
 }
 
@@ -1581,23 +1503,7 @@ blinkam_batch_round(Relation rel, Buffer buf, int xlog_flags,
 void
 blinkam_batch_after_release(Relation rel, BlockNumber blkno)
 {
-	look_at_list(rel->rd_node, blkno, InvalidBuffer);
-}
-
-/*
- * The same, for an access method whose pages are locked exclusively only
- * by its own code, which lets them go through this (blink's _blink_unlock):
- * buf is still pinned by the caller.  If another backend holds the page
- * exclusively by now, its release will look at the list, so the first
- * waiter is not woken only to find the page taken (see "Leaving the list
- * to the next holder"; with blinkam.batch_leave_to_holder off it is
- * woken anyway).
- */
-void
-blinkam_batch_after_unlock(Relation rel, Buffer buf)
-{
-	look_at_list(rel->rd_node, BufferGetBlockNumber(buf),
-				 blinkam_batch_leave_to_holder ? buf : InvalidBuffer);
+	look_at_list(rel->rd_node, blkno);
 }
 
 /*
@@ -1630,8 +1536,7 @@ blinkam_batch_forward(Relation rel, BlockNumber from, BlockNumber to,
 	if (pg_atomic_read_u32(bucket_of(rel->rd_node, from)) == 0)
 		return 0;
 	/* claim them all (any beyond the claim limit stay published for from) */
-	n = drain_bucket(rel->rd_node, from, InvalidBuffer, claimed,
-					 BLINKAM_BATCH_CLAIM_MAX, false);
+	n = drain_bucket(rel->rd_node, from, claimed, BLINKAM_BATCH_CLAIM_MAX, false);
 	PG_TRY();
 	{
 		for (; done < n; done++)
@@ -1718,8 +1623,7 @@ batch_wake_all(void)
 	for (int b = 0; b < BATCH_BUCKETS; b++)
 	{
 		if (pg_atomic_read_u32(&Batch->heads[b]) != 0)
-			(void) drain_list(&Batch->heads[b], NULL, InvalidBlockNumber,
-							  InvalidBuffer, NULL, 0, false);
+			(void) drain_list(&Batch->heads[b], NULL, InvalidBlockNumber, NULL, 0, false);
 	}
 }
 

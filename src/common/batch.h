@@ -134,8 +134,6 @@ extern int	blinkam_batch_forward(Relation rel, BlockNumber from, BlockNumber to,
 
 /* whoever releases a lock of a page that may have waiters */
 extern void blinkam_batch_after_release(Relation rel, BlockNumber blkno);
-/* the same, for a page only whose own access method locks exclusively */
-extern void blinkam_batch_after_unlock(Relation rel, Buffer buf);
 
 /* an access method whose other lockers do not wake waiters: announced holders */
 extern void blinkam_batch_announce(Relation rel, BlockNumber blkno);

@@ -66,7 +66,6 @@
 	X(BATCH_DEFERRED, "batch_deferred", "published runs a holder left published, their owners asleep, for the next holder of its page (no room yet: that one makes room or splits the page)") \
 	X(BATCH_FORWARDED, "batch_forwarded", "published blink runs moved, still published, to the right sibling of their leaf (by the leaf's split, or by a holder whose leaf split after they were published)") \
 	X(BATCH_FIRST_GONE, "batch_first_gone", "looks at a page's wait list that found the waiter to wake, put back first, no longer waiting once the rest of the list was back (claimed by another holder, finished or withdrawn meanwhile), and looked at the list again") \
-	X(BATCH_WAKES_LEFT, "batch_wakes_left", "releases of a busy blink leaf that left its waiters to the backend holding it exclusively again (whose release looks at the list) instead of waking the first (blinkam.batch_leave_to_holder)") \
 	X(LEAF_LOCK_WAITS, "leaf_lock_waits", "blink leaf locks that had to wait for another backend (inserts that publish instead are not counted)") \
 	X(INTERNAL_LOCK_WAITS, "internal_lock_waits", "blink internal page and metapage locks that had to wait for another backend") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \

@@ -35,7 +35,6 @@ bool		blinkam_enable_pools = true;
 bool		blinkam_batch_inserts = true;
 int			blinkam_batch_spin = 100;
 int			blinkam_batch_rounds = 1;
-bool		blinkam_batch_leave_to_holder = true;
 int			blinkam_hot_insert_pages = 0;
 int			blinkam_defer_inserts = BLINKAM_DEFER_TRANSACTION;
 bool		blinkam_csn_snapshots = true;
@@ -112,8 +111,6 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
 	{"heap_update_window", BLINKAM_PAUSE_HEAP_UPDATE_WINDOW, false},
-	{"release_look", BLINKAM_PAUSE_RELEASE_LOOK, false},
-	{"drain_wake_check", BLINKAM_PAUSE_DRAIN_WAKE_CHECK, false},
 	{NULL, 0, false}
 };
 
@@ -167,13 +164,6 @@ blinkam_define_gucs(void)
 							"the page to the next waiter.  1: it lets go after its own record.",
 							&blinkam_batch_rounds, 1, 1, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("blinkam.batch_leave_to_holder",
-							 "Lets the release of a busy blink leaf that another inserter has "
-							 "taken again leave its waiters to that one.",
-							 "When off, the release wakes the leaf's first waiter anyway, which "
-							 "finds the leaf taken and sleeps again.",
-							 &blinkam_batch_leave_to_holder, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("blinkam.hot_insert_pages",
 							"How many insert pages the inserters of a blinkheap table share.",
 							"Single-row inserts into a blinkheap table go to one of this many "

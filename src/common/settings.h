@@ -128,15 +128,9 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HEAP_CHECK_PAGE,	/* blinkheap_check has read the next
 									 * xid and is about to read a page; it
 									 * holds no buffer */
-	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW,	/* a blinkheap update has locked the
+	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW	/* a blinkheap update has locked the
 										 * old version and let its page go
 										 * (pinned) to find room elsewhere */
-	BLINKAM_PAUSE_RELEASE_LOOK,	/* a blink release has let its leaf go and
-								 * found its wait list not empty, before it
-								 * looks whether the leaf is taken again */
-	BLINKAM_PAUSE_DRAIN_WAKE_CHECK	/* a blink release has put every popped
-									 * waiter back and is about to look
-									 * whether the leaf is taken again */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -147,7 +141,6 @@ extern bool blinkam_enable_pools;
 extern bool blinkam_batch_inserts;
 extern int	blinkam_batch_spin;
 extern int	blinkam_batch_rounds;
-extern bool blinkam_batch_leave_to_holder;
 extern int	blinkam_hot_insert_pages;
 
 #define BLINKAM_HOT_PAGES_MAX	16	/* blinkam.hot_insert_pages at most */

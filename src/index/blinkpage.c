@@ -194,7 +194,7 @@ _blink_unlock(Relation rel, Buffer buf)
 
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (leaf)
-		blinkam_batch_after_unlock(rel, buf);
+		blinkam_batch_after_release(rel, BufferGetBlockNumber(buf));
 }
 
 /* Unlock and unpin. */
