@@ -83,7 +83,7 @@ $(OBJS): $(wildcard src/*/*.h)
 
 ASSERT_DIR ?= $(CURDIR)/.pg-assert
 
-.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-ssi bench-churn bench-parallel
+.PHONY: test test-assert bench bench-keys bench-splits bench-table bench-csn bench-unique bench-bulk-unique bench-ssi bench-churn bench-parallel
 
 test:
 	scripts/test.sh $(PG_CONFIG)
@@ -108,6 +108,9 @@ bench-csn:
 
 bench-unique:
 	bench/unique.sh
+
+bench-bulk-unique:
+	bench/bulkunique.sh
 
 bench-ssi:
 	bench/ssi.sh

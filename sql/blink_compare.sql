@@ -105,4 +105,44 @@ SELECT * FROM cmp_case('oid', '{0,1,2147483647,2147483648,2147483649,4294967294,
 SELECT * FROM cmp_case('numeric', '{-1e30,-1,-0.5,0,0.5,1,1e30}');
 
 DROP FUNCTION cmp_case(text, text[]);
+
+--
+-- A unique check walks the whole unsorted tail of its leaf, and rules
+-- items out by their first column alone where its comparator is one of
+-- those above (_blink_may_equal_first).  Items equal on the first column
+-- but not on the second, and items or keys with NULLs, must still be
+-- judged in full: the same inserts must be refused as by a btree unique
+-- index given the same rows (200 rows in a shuffled order, all in one
+-- leaf's tail).
+--
+CREATE TABLE tail_blink (a int4, b int8);
+CREATE TABLE tail_btree (a int4, b int8);
+CREATE UNIQUE INDEX tail_blink_ab ON tail_blink USING blink (a, b);
+CREATE UNIQUE INDEX tail_btree_ab ON tail_btree USING btree (a, b);
+INSERT INTO tail_blink SELECT a, b FROM unnest('{-1,0,1,NULL}'::int4[]) a,
+  generate_series(1, 50) b ORDER BY md5(coalesce(a, 7) || ':' || b);
+INSERT INTO tail_btree SELECT * FROM tail_blink;
+SELECT type, live_items, live_items - sorted_items AS tail_items
+  FROM blink_page_stats('tail_blink_ab', (blink_metap('tail_blink_ab')).root);
+CREATE FUNCTION tail_try(tab text, x int4, y int8) RETURNS text
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    EXECUTE format('INSERT INTO %I VALUES ($1, $2)', tab) USING x, y;
+    RETURN 'in';
+EXCEPTION WHEN unique_violation THEN
+    RETURN 'dup';
+END
+$fn$;
+SELECT a, string_agg(b_out, ' ' ORDER BY ord) AS blink_answers,
+       bool_and(b_out = t_out) AS same_as_btree
+  FROM (SELECT a, ord, tail_try('tail_blink', a, b) AS b_out,
+               tail_try('tail_btree', a, b) AS t_out
+          FROM unnest('{-1,0,1,2,NULL}'::int4[]) a,
+               unnest('{0,1,25,50,51,NULL}'::int8[]) WITH ORDINALITY AS bb(b, ord)) s
+ GROUP BY a ORDER BY a NULLS LAST;
+SELECT (SELECT count(*) FROM tail_blink) AS blink_rows,
+       (SELECT count(*) FROM tail_btree) AS btree_rows,
+       blink_check('tail_blink_ab', true) AS checked;
+DROP FUNCTION tail_try(text, int4, int8);
+DROP TABLE tail_blink, tail_btree;
 DROP EXTENSION blinkam;

@@ -438,6 +438,7 @@ extern void blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path,
 							  Cost *indexTotalCost, Selectivity *indexSelectivity,
 							  double *indexCorrelation, double *indexPages);
 extern BlinkScanInsert _blink_mkscankey(Relation rel, IndexTuple itup);
+extern bool _blink_may_equal_first(BlinkScanInsert key, IndexTuple itup);
 extern int32 _blink_compare_key_tuple(Relation rel, BlinkScanInsert key,
 									 IndexTuple itup);
 extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);

@@ -429,10 +429,14 @@ _blink_next_equal(Relation rel, BlinkScanInsert key, Page page, OffsetNumber *of
 		*off = o;
 		return true;
 	}
-	/* the unsorted tail: anywhere */
+	/*
+	 * the unsorted tail: anywhere (up to BLINK_MAX_TAIL items, most of them
+	 * ruled out by their first attribute alone)
+	 */
 	for (o = Max(o, sortedEnd); o <= maxoff; o++)
 	{
-		if (_blink_compare(rel, key, page, o) == 0)
+		if (_blink_may_equal_first(key, (IndexTuple) PageGetItem(page, PageGetItemId(page, o))) &&
+			_blink_compare(rel, key, page, o) == 0)
 		{
 			*off = o;
 			return true;

@@ -364,6 +364,28 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 }
 
 /*
+ * The first of cache's hints, from index start on, whose lo does not sort
+ * below tup (cache->nhints if none): the hints are kept in lo order.
+ */
+static int
+_blink_hint_lower(Relation rel, BlinkRelCache *cache, int start, IndexTuple tup)
+{
+	int			low = start;
+	int			high = cache->nhints;
+
+	while (low < high)
+	{
+		int			mid = low + (high - low) / 2;
+
+		if (_blink_compare_tuples(rel, (IndexTuple) cache->hints[mid].lo.data, tup) < 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
  * Keep (blkno, recent, lo, hi) as a hint: lo is a tuple known to be at or
  * above the leaf's low bound, hi its high key (NULL: not known, or it is
  * the rightmost leaf), each at most BLINK_HINT_TUPLE bytes.
@@ -374,6 +396,8 @@ _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
 {
 	BlinkRelCache *cache = _blink_relcache(rel);
 	BlinkLeafHint *hint;
+	int			from;
+	int			to;
 	int			n;
 	int			pos;
 
@@ -384,21 +408,25 @@ _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
 	 * Drop the hints this one makes useless: the leaf's own, and, when its
 	 * high key is known, those whose lo lies in the leaf's range now
 	 * (items that were seen on a page left of it before it split off).
-	 * Others may be stale too; a stale hint costs a move right.
+	 * Others may be stale too; a stale hint costs a move right.  The hints
+	 * are kept in lo order, so those in the range are one stretch, found
+	 * by binary search: with keys that do not repeat a leaf, every insert
+	 * stores a hint, and comparing lo and hi with all of them cost a tenth
+	 * of such an insert.
 	 */
+	from = to = _blink_hint_lower(rel, cache, 0, lo);
+	if (hi != NULL)
+		to = _blink_hint_lower(rel, cache, from, hi);
 	n = 0;
 	for (int i = 0; i < cache->nhints; i++)
 	{
-		IndexTuple	other = (IndexTuple) cache->hints[i].lo.data;
-
-		if (cache->hints[i].blkno == blkno ||
-			(hi != NULL && _blink_compare_tuples(rel, other, lo) >= 0 &&
-			 _blink_compare_tuples(rel, other, hi) < 0))
+		if ((i >= from && i < to) || cache->hints[i].blkno == blkno)
 			continue;
 		if (n != i)
 			cache->hints[n] = cache->hints[i];
 		n++;
 	}
+	cache->nhints = n;
 
 	/* full: forget the least recently used */
 	if (n == BLINK_LEAF_HINTS)
@@ -413,15 +441,11 @@ _blink_hint_store(Relation rel, BlockNumber blkno, Buffer recent,
 		memmove(&cache->hints[victim], &cache->hints[victim + 1],
 				(n - victim - 1) * sizeof(BlinkLeafHint));
 		n--;
+		cache->nhints = n;
 	}
 
-	/* insert in lo order */
-	for (pos = n; pos > 0; pos--)
-	{
-		if (_blink_compare_tuples(rel, (IndexTuple) cache->hints[pos - 1].lo.data,
-								  lo) < 0)
-			break;
-	}
+	/* insert in lo order: after every hint whose lo sorts below it */
+	pos = _blink_hint_lower(rel, cache, 0, lo);
 	memmove(&cache->hints[pos + 1], &cache->hints[pos],
 			(n - pos) * sizeof(BlinkLeafHint));
 	hint = &cache->hints[pos];

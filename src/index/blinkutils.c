@@ -370,6 +370,56 @@ _blink_call_cmp(FmgrInfo *f, Oid collation, Datum a, Datum b)
 }
 
 /*
+ * Can item itup be equal to key on its first attribute?  A quick answer
+ * for the walks of a leaf's unsorted tail that look for items equal to a
+ * user key (unique checks look at every tail item): false only when the
+ * first attribute surely differs, true when it must be compared in full.
+ * It looks only where the answer is plain: a comparator that
+ * _blink_call_cmp decides itself (integers and their kin, for which equal
+ * values have equal bits), a key value that is not NULL, and an item with
+ * no NULLs, whose first attribute then starts right after its header.
+ */
+bool
+_blink_may_equal_first(BlinkScanInsert key, IndexTuple itup)
+{
+	ScanKey		sk = &key->scankeys[0];
+	PGFunction	fn = sk->sk_func.fn_addr;
+	const char *p = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+
+	if (key->keysz < 1 || (sk->sk_flags & SK_ISNULL) || IndexTupleHasNulls(itup))
+		return true;
+	if (fn == btint8cmp || fn == timestamp_cmp)
+	{
+		int64		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v == DatumGetInt64(sk->sk_argument);
+	}
+	if (fn == btint4cmp || fn == date_cmp)
+	{
+		int32		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v == DatumGetInt32(sk->sk_argument);
+	}
+	if (fn == btoidcmp)
+	{
+		Oid			v;
+
+		memcpy(&v, p, sizeof(v));
+		return v == DatumGetObjectId(sk->sk_argument);
+	}
+	if (fn == btint2cmp)
+	{
+		int16		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v == DatumGetInt16(sk->sk_argument);
+	}
+	return true;
+}
+
+/*
  * Compare one attribute: the key's value (argument) against the item's
  * (datum), in index order.  Returns <0, 0, >0 as key <, =, > item.
  */
