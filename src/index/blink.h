@@ -438,7 +438,41 @@ extern void blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path,
 							  Cost *indexTotalCost, Selectivity *indexSelectivity,
 							  double *indexCorrelation, double *indexPages);
 extern BlinkScanInsert _blink_mkscankey(Relation rel, IndexTuple itup);
-extern bool _blink_may_equal_first(BlinkScanInsert key, IndexTuple itup);
+extern int	_blink_first_eq_width(Relation rel, BlinkScanInsert key, int64 *bits);
+
+/*
+ * Does item itup surely differ from a key on its first attribute, whose
+ * bits and width _blink_first_eq_width gave (width 0: cannot tell)?  An
+ * item with NULLs is not judged here.
+ */
+static inline bool
+_blink_tail_item_differs(IndexTuple itup, int width, int64 bits)
+{
+	const char *p = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+
+	if (width == 0 || IndexTupleHasNulls(itup))
+		return false;
+	if (width == 8)
+	{
+		int64		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v != bits;
+	}
+	if (width == 4)
+	{
+		int32		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v != (int32) bits;
+	}
+	{
+		int16		v;
+
+		memcpy(&v, p, sizeof(v));
+		return v != (int16) bits;
+	}
+}
 extern int32 _blink_compare_key_tuple(Relation rel, BlinkScanInsert key,
 									 IndexTuple itup);
 extern int	_blink_compare_tuples(Relation rel, IndexTuple a, IndexTuple b);

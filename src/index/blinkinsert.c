@@ -421,6 +421,8 @@ _blink_next_equal(Relation rel, BlinkScanInsert key, Page page, OffsetNumber *of
 	OffsetNumber sortedEnd = BlinkPageFirstDataKey(opaque) + opaque->blink_nsorted;
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber o;
+	int			width = 0;
+	int64		bits = 0;
 
 	/* the sorted part: the run that starts at the first item >= key */
 	o = *off == InvalidOffsetNumber ? _blink_binsrch(rel, key, page) : *off + 1;
@@ -431,11 +433,15 @@ _blink_next_equal(Relation rel, BlinkScanInsert key, Page page, OffsetNumber *of
 	}
 	/*
 	 * the unsorted tail: anywhere (up to BLINK_MAX_TAIL items, most of them
-	 * ruled out by their first attribute alone)
+	 * ruled out by their first attribute's bits alone)
 	 */
-	for (o = Max(o, sortedEnd); o <= maxoff; o++)
+	o = Max(o, sortedEnd);
+	if (o <= maxoff)
+		width = _blink_first_eq_width(rel, key, &bits);
+	for (; o <= maxoff; o++)
 	{
-		if (_blink_may_equal_first(key, (IndexTuple) PageGetItem(page, PageGetItemId(page, o))) &&
+		if (!_blink_tail_item_differs((IndexTuple) PageGetItem(page, PageGetItemId(page, o)),
+									  width, bits) &&
 			_blink_compare(rel, key, page, o) == 0)
 		{
 			*off = o;

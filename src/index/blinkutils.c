@@ -370,53 +370,45 @@ _blink_call_cmp(FmgrInfo *f, Oid collation, Datum a, Datum b)
 }
 
 /*
- * Can item itup be equal to key on its first attribute?  A quick answer
- * for the walks of a leaf's unsorted tail that look for items equal to a
- * user key (unique checks look at every tail item): false only when the
- * first attribute surely differs, true when it must be compared in full.
- * It looks only where the answer is plain: a comparator that
- * _blink_call_cmp decides itself (integers and their kin, for which equal
- * values have equal bits), a key value that is not NULL, and an item with
- * no NULLs, whose first attribute then starts right after its header.
+ * For the walks of a leaf's unsorted tail that look for items equal to a
+ * user key (unique checks look at every tail item): can an item be ruled
+ * out by its first attribute's bytes alone?  Returns their width (0: no)
+ * and sets *bits to the key's value.  Only where the answer is plain: a
+ * comparator that _blink_call_cmp decides itself (integers and their kin,
+ * for which equal values have equal bits) on a column of that very width,
+ * and a key value that is not NULL.  An item with no NULLs has the
+ * attribute right after its header (_blink_tail_item_differs).
  */
-bool
-_blink_may_equal_first(BlinkScanInsert key, IndexTuple itup)
+int
+_blink_first_eq_width(Relation rel, BlinkScanInsert key, int64 *bits)
 {
 	ScanKey		sk = &key->scankeys[0];
 	PGFunction	fn = sk->sk_func.fn_addr;
-	const char *p = (const char *) itup + MAXALIGN(sizeof(IndexTupleData));
+	int			width;
 
-	if (key->keysz < 1 || (sk->sk_flags & SK_ISNULL) || IndexTupleHasNulls(itup))
-		return true;
+	if (key->keysz < 1 || (sk->sk_flags & SK_ISNULL))
+		return 0;
 	if (fn == btint8cmp || fn == timestamp_cmp)
 	{
-		int64		v;
-
-		memcpy(&v, p, sizeof(v));
-		return v == DatumGetInt64(sk->sk_argument);
+		width = 8;
+		*bits = DatumGetInt64(sk->sk_argument);
 	}
-	if (fn == btint4cmp || fn == date_cmp)
+	else if (fn == btint4cmp || fn == date_cmp || fn == btoidcmp)
 	{
-		int32		v;
-
-		memcpy(&v, p, sizeof(v));
-		return v == DatumGetInt32(sk->sk_argument);
+		width = 4;
+		*bits = DatumGetInt32(sk->sk_argument);
 	}
-	if (fn == btoidcmp)
+	else if (fn == btint2cmp)
 	{
-		Oid			v;
-
-		memcpy(&v, p, sizeof(v));
-		return v == DatumGetObjectId(sk->sk_argument);
+		width = 2;
+		*bits = DatumGetInt16(sk->sk_argument);
 	}
-	if (fn == btint2cmp)
-	{
-		int16		v;
-
-		memcpy(&v, p, sizeof(v));
-		return v == DatumGetInt16(sk->sk_argument);
-	}
-	return true;
+	else
+		return 0;
+	/* (an operator class could name such a function for another type) */
+	if (TupleDescAttr(RelationGetDescr(rel), 0)->attlen != width)
+		return 0;
+	return width;
 }
 
 /*
