@@ -109,7 +109,7 @@ DROP FUNCTION cmp_case(text, text[]);
 --
 -- A unique check walks the whole unsorted tail of its leaf, and rules
 -- items out by their first column alone where its comparator is one of
--- those above (_blink_may_equal_first).  Items equal on the first column
+-- those above (_blink_first_eq_width).  Items equal on the first column
 -- but not on the second, and items or keys with NULLs, must still be
 -- judged in full: the same inserts must be refused as by a btree unique
 -- index given the same rows (200 rows in a shuffled order, all in one
