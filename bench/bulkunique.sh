@@ -31,15 +31,14 @@ for order in serial scattered; do
 	fi
 	for r in $(seq "$REPEAT"); do
 		for cfg in $(rotate "$r" $configs); do
-			idx="USING $cfg (k)"
 			psql_q -c "DROP TABLE IF EXISTS bu" -c "CREATE TABLE bu (k bigint, v text)" \
-				-c "CREATE UNIQUE INDEX bu_k ON bu $idx" -c "CHECKPOINT"
+				-c "CREATE UNIQUE INDEX bu_k ON bu USING $cfg (k)" -c "CHECKPOINT"
 			l0=$(psql_q -c "SELECT pg_current_wal_insert_lsn()")
 			t=$(psql_q -c "SELECT scan_ms('INSERT INTO bu SELECT $keys, ''x'' FROM generate_series(1, $ROWS) g')")
 			w=$(psql_q -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$l0') / 1e6, 1)")
+			# blink_check raises an error on corruption: set -e stops the run
 			if [ $cfg = blink ]; then
-				[ "$(psql_q -c "SELECT blink_check('bu_k', true)" 2>/dev/null || true)" = "" ] ||
-					{ say "blink_check failed"; exit 1; }
+				psql_q -c "SELECT blink_check('bu_k', true)" >/dev/null
 			fi
 			ms[$order,$cfg]="${ms[$order,$cfg]:-} $t"
 			wal[$order,$cfg]="${wal[$order,$cfg]:-} $w"
