@@ -167,10 +167,11 @@
  * on 16, BufferContent 57-58% of the waits where the latch had 19% at most,
  * bench/results/manycore-20261128b.md).  Nor is a release made to skip the
  * wake-up when another inserter has taken the leaf again before it (that
- * holder looks at the list when it lets go): on 16 cores such releases
- * were 2-3% of the wake-ups that found the leaf taken, the rest taken
- * after the wake-up, before the woken waiter ran; TPS 0.92-1.04x plain,
- * 0.94-1.10x pipelined (bench/results/manycore-20261128c.md).
+ * holder looks at the list when it lets go): on 16 cores, 512 clients,
+ * such releases were 2-4% of the wake-ups that found the leaf taken (5%
+ * at 256), the rest taken after the wake-up, before the woken waiter ran;
+ * TPS 0.92-1.04x plain, 0.94-1.10x pipelined
+ * (bench/results/manycore-20261128c.md).
  *
  * Announced holders.  The argument above needs every release of the page
  * to look at the wait list.  blink has one unlock for its pages, but a
