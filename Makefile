@@ -32,6 +32,7 @@ OBJS = \
 	src/index/blinkfuncs.o \
 	src/index/blinkinsert.o \
 	src/index/blinkpage.o \
+	src/index/pending.o \
 	src/index/blinkrepair.o \
 	src/index/blinkscan.o \
 	src/index/blinksearch.o \

@@ -69,6 +69,8 @@
 	X(LEAF_LOCK_WAITS, "leaf_lock_waits", "blink leaf locks that had to wait for another backend (inserts that publish instead are not counted)") \
 	X(INTERNAL_LOCK_WAITS, "internal_lock_waits", "blink internal page and metapage locks that had to wait for another backend") \
 	X(DEFERRED_INSERTS, "deferred_inserts", "index tuples held in a statement buffer, then added with others") \
+	X(PENDING_UNIQUE, "pending_unique_inserts", "unique index tuples held in a statement buffer, their keys in shared memory for other checks (blinkam.defer_unique)") \
+	X(PENDING_FOUND, "pending_unique_found", "unique checks that found their key held in a statement buffer (another's, or their own transaction's)") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
 	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record; a batch is one record)") \

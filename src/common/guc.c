@@ -37,6 +37,7 @@ int			blinkam_batch_spin = 100;
 int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 int			blinkam_defer_inserts = BLINKAM_DEFER_TRANSACTION;
+bool		blinkam_defer_unique = false;
 bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 256;
 int			blinkam_pool_size = 64;
@@ -111,6 +112,9 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"multi_insert_checked", BLINKAM_PAUSE_MULTI_INSERT_CHECKED, false},
 	{"heap_check_page", BLINKAM_PAUSE_HEAP_CHECK_PAGE, false},
 	{"heap_update_window", BLINKAM_PAUSE_HEAP_UPDATE_WINDOW, false},
+	{"unique_entered", BLINKAM_PAUSE_UNIQUE_ENTERED, false},
+	{"unique_probed", BLINKAM_PAUSE_UNIQUE_PROBED, false},
+	{"pending_landed", BLINKAM_PAUSE_PENDING_LANDED, false},
 	{NULL, 0, false}
 };
 
@@ -180,6 +184,13 @@ blinkam_define_gucs(void)
 							 "is added at once.  Held entries are added sorted, one WAL record per leaf.",
 							 &blinkam_defer_inserts, BLINKAM_DEFER_TRANSACTION,
 							 defer_inserts_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("blinkam.defer_unique",
+							 "Lets entries for unique blink indexes wait as blinkam.defer_inserts says.",
+							 "Each entry is checked at once; its key waits in shared memory, where "
+							 "every other check of the key finds it, until the entry is on its leaf.  "
+							 "Only indexes whose key columns are integers, oid, date or time stamps.",
+							 &blinkam_defer_unique, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.csn_snapshots",
 							 "Decides the visibility of recent blinkheap rows by commit sequence numbers.",

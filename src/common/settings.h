@@ -128,9 +128,18 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HEAP_CHECK_PAGE,	/* blinkheap_check has read the next
 									 * xid and is about to read a page; it
 									 * holds no buffer */
-	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW	/* a blinkheap update has locked the
+	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW,	/* a blinkheap update has locked the
 										 * old version and let its page go
 										 * (pinned) to find room elsewhere */
+	BLINKAM_PAUSE_UNIQUE_ENTERED,	/* a unique entry that is to wait has
+									 * its key in pending.c, no leaf looked
+									 * at yet */
+	BLINKAM_PAUSE_UNIQUE_PROBED,	/* a unique insert has checked its key's
+									 * leaf and pending.c, and holds the
+									 * leaf locked before its insert */
+	BLINKAM_PAUSE_PENDING_LANDED	/* a flush has put waiting unique entries
+									 * on their leaves, their keys still in
+									 * pending.c */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0
@@ -153,6 +162,8 @@ typedef enum BlinkamDeferInserts
 	BLINKAM_DEFER_TRANSACTION	/* until the commit, or a read of the index */
 } BlinkamDeferInserts;
 extern int	blinkam_defer_inserts;
+/* blinkam.defer_unique: unique entries wait too (defer.c, pending.c) */
+extern bool blinkam_defer_unique;
 extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;

@@ -49,6 +49,14 @@ static struct
 }			segments[MAX_SEGMENTS];
 static int	nsegments = 0;
 
+/* extra named tranches of several LWLocks (blinkam_shmem_register_tranche) */
+static struct
+{
+	const char *name;
+	int			n;
+}			tranches[MAX_SEGMENTS];
+static int	ntranches = 0;
+
 /* From _PG_init (in the postmaster, before the request hook runs). */
 void
 blinkam_shmem_register(BlinkamShmemSizeFn size, BlinkamShmemInitFn init)
@@ -58,6 +66,21 @@ blinkam_shmem_register(BlinkamShmemSizeFn size, BlinkamShmemInitFn init)
 	segments[nsegments].size = size;
 	segments[nsegments].init = init;
 	nsegments++;
+}
+
+/*
+ * A part of the extension that needs a tranche of n LWLocks of its own
+ * registers it, from _PG_init; its init function finds them with
+ * GetNamedLWLockTranche(name).
+ */
+void
+blinkam_shmem_register_tranche(const char *name, int n)
+{
+	if (ntranches >= MAX_SEGMENTS)
+		elog(ERROR, "too many blinkam LWLock tranches");
+	tranches[ntranches].name = name;
+	tranches[ntranches].n = n;
+	ntranches++;
 }
 
 static Size
@@ -79,6 +102,8 @@ blinkam_shmem_request(void)
 	RequestAddinShmemSpace(blinkam_shmem_size());
 	for (int i = 0; i < BLINKAM_NUM_LWLOCKS; i++)
 		RequestNamedLWLockTranche(blinkam_lwlock_names[i], 1);
+	for (int i = 0; i < ntranches; i++)
+		RequestNamedLWLockTranche(tranches[i].name, tranches[i].n);
 }
 
 static void

@@ -57,6 +57,7 @@ typedef Size (*BlinkamShmemSizeFn) (void);
 typedef void (*BlinkamShmemInitFn) (void);
 
 extern void blinkam_shmem_register(BlinkamShmemSizeFn size, BlinkamShmemInitFn init);
+extern void blinkam_shmem_register_tranche(const char *name, int n);
 extern void blinkam_shmem_install_hooks(void);
 extern LWLock *blinkam_lwlock(BlinkamLWLockId id);
 

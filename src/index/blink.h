@@ -407,6 +407,8 @@ typedef struct BlinkScanOpaqueData
 	int			killedItems[BLINK_MAX_TIDS_PER_PAGE];
 	/* parallel scans: array key combinations this backend has finished */
 	int			arrayKeyCount;
+	/* a dirty-snapshot scan has waited for pending.c's holders of its key */
+	bool		pendingWaited;
 } BlinkScanOpaqueData;
 
 typedef BlinkScanOpaqueData *BlinkScanOpaque;
@@ -419,10 +421,48 @@ typedef BlinkScanOpaqueData *BlinkScanOpaque;
 /* blinkinsert.c: the flags word of a tuple published to batch.c */
 #define BLINK_BATCH_UNIQUE		0x01	/* the holder must check uniqueness */
 
+/* pending.c: keys of unique entries waiting in statement buffers */
+#define BLINK_PENDING_KEYMAX		32	/* key bytes at most */
+#define BLINK_PENDING_HOLDERS		4	/* holders of one key at most */
+#define BLINK_PENDING_PER_BACKEND	128 /* keys one backend holds at most */
+
+typedef struct BlinkPendingKey
+{
+	RelFileNode node;			/* the index's storage */
+	uint16		len;
+	uint8		bytes[BLINK_PENDING_KEYMAX];	/* the key columns' values */
+} BlinkPendingKey;
+
+typedef struct BlinkPendingHolder
+{
+	int			procno;			/* its backend's pgprocno */
+	TransactionId xid;			/* the (sub)transaction that made the row */
+	ItemPointerData tid;		/* the row */
+} BlinkPendingHolder;
+
+extern void _blink_pending_init(void);
+extern bool _blink_pending_key(Relation rel, IndexTuple itup, BlinkPendingKey *key);
+extern bool _blink_pending_scan_key(Relation rel, ScanKey keys, int nkeys,
+									BlinkPendingKey *key);
+extern bool _blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
+								 TransactionId xid, BlinkPendingHolder *earlier,
+								 int *nearlier);
+extern void _blink_pending_forget(const BlinkPendingKey *key, ItemPointer tid);
+extern bool _blink_pending_any(void);
+extern int	_blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out);
+extern int	_blink_pending_mine(void);
+
 /* defer.c */
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 								bool indexUnchanged,
 								struct IndexInfo *indexInfo);
+extern bool _blink_defer_unique_keep(Relation rel, Relation heapRel,
+									 IndexTuple itup, const BlinkPendingKey *key,
+									 bool indexUnchanged,
+									 struct IndexInfo *indexInfo,
+									 BlinkPendingHolder *earlier, int *nearlier);
+extern void _blink_defer_unique_drop(Relation rel);
+extern void _blink_defer_unique_kept(void);
 extern void _blink_defer_flush(void);
 extern void _blink_defer_init(void);
 

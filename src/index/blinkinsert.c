@@ -56,8 +56,13 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 Relation heapRel, Buffer buf,
 										 BlinkScanInsert key,
 										 IndexUniqueCheck checkUnique,
-										 bool *is_unique,
+										 bool probe, bool *is_unique,
 										 uint32 *speculativeToken);
+static void _blink_unique_violation(Relation rel, IndexTuple itup,
+									Relation heapRel, Buffer buf);
+static bool _blink_insert_pending(Relation rel, IndexTuple itup,
+								  Relation heapRel, bool indexUnchanged,
+								  IndexInfo *indexInfo);
 static bool _blink_insert_leaf(Relation rel,
 							   BlinkScanInsert key, Buffer buf,
 							   IndexTuple itup, BlinkStack stack, bool *landed,
@@ -283,6 +288,18 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
+	/*
+	 * A unique entry may wait in the statement buffer too, its key in
+	 * pending.c (see "Pending unique entries" below).
+	 */
+	if (check && checkUnique == UNIQUE_CHECK_YES && blinkam_defer_unique &&
+		_blink_insert_pending(rel, itup, heapRel, indexUnchanged, indexInfo))
+	{
+		pfree(key);
+		pfree(itup);
+		return true;
+	}
+
 	if (check)
 	{
 		BlockNumber leaf;
@@ -323,7 +340,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			uint32		token = 0;
 
 			xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
-										checkUnique, &is_unique, &token);
+										checkUnique, true, &is_unique, &token);
 			if (TransactionIdIsValid(xwait))
 			{
 				/*
@@ -343,6 +360,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 				continue;
 			}
 
+			blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_PROBED);
 			if (checkUnique == UNIQUE_CHECK_EXISTING)
 			{
 				/* Deferred recheck: the entry is already in the index. */
@@ -556,6 +574,41 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 }
 
 /*
+ * The holders of itup's key in pending.c (see there), judged as equal
+ * items are.  A holder whose (sub)transaction has aborted is ignored,
+ * whatever its fetch found: its row may be gone and its line pointer
+ * reused.  The look at its xid must come after the fetch: while it has
+ * not aborted, the line pointer still names the holder's row.
+ */
+static UniqueItemResult
+_blink_check_pending_holders(Relation heapRel, IndexTuple itup,
+							 BlinkPendingHolder *holders, int n,
+							 IndexUniqueCheck checkUnique, Snapshot dirty,
+							 bool *is_unique, TransactionId *xwait,
+							 uint32 *speculativeToken)
+{
+	for (int i = 0; i < n; i++)
+	{
+		bool		was_unique = *is_unique;
+		bool		all_dead;
+		UniqueItemResult res;
+
+		res = _blink_check_unique_tid(heapRel, itup, &holders[i].tid,
+									  checkUnique, dirty, is_unique, xwait,
+									  speculativeToken, &all_dead);
+		if (TransactionIdDidAbort(holders[i].xid))
+		{
+			*is_unique = was_unique;
+			*xwait = InvalidTransactionId;
+			continue;
+		}
+		if (res != UNIQUE_ITEM_OK)
+			return res;
+	}
+	return UNIQUE_ITEM_OK;
+}
+
+/*
  * Look for live rows with the same user key as itup, on the leaf in buf
  * (exclusively locked, the first leaf where the key can appear) and on its
  * right siblings, which are share-locked one at a
@@ -577,7 +630,7 @@ _blink_check_unique_item(Relation heapRel, IndexTuple itup, Page page,
 static UniqueItemResult
 _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 				   Buffer buf, BlinkScanInsert key,
-				   IndexUniqueCheck checkUnique, bool *is_unique,
+				   IndexUniqueCheck checkUnique, bool probe, bool *is_unique,
 				   TransactionId *xwait, uint32 *speculativeToken)
 {
 	SnapshotData SnapshotDirty;
@@ -621,6 +674,28 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 
 	if (nbuf != InvalidBuffer)
 		_blink_relbuf(rel, nbuf);
+
+	/*
+	 * Entries with the key that wait in other statement buffers (or ours):
+	 * judged as equal items, while buf is still locked (pending.c).
+	 */
+	if (res == UNIQUE_ITEM_OK && probe)
+	{
+		BlinkPendingKey pkey;
+		BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
+		int			n;
+
+		if (_blink_pending_any() && _blink_pending_key(rel, itup, &pkey) &&
+			(n = _blink_pending_lookup(&pkey, holders)) > 0)
+		{
+			blinkam_count(BLINKAM_COUNTER_PENDING_FOUND, 1);
+			res = _blink_check_pending_holders(heapRel, itup, holders, n,
+											   checkUnique, &SnapshotDirty,
+											   is_unique, xwait,
+											   speculativeToken);
+		}
+	}
+
 	if (ndead > 0)
 		_blink_mark_dead_locked(rel, buf, dead, ndead);
 	return res;
@@ -633,31 +708,132 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 static TransactionId
 _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 					Buffer buf, BlinkScanInsert key,
-					IndexUniqueCheck checkUnique, bool *is_unique,
+					IndexUniqueCheck checkUnique, bool probe, bool *is_unique,
 					uint32 *speculativeToken)
 {
 	TransactionId xwait;
 	UniqueItemResult res = _blink_unique_scan(rel, itup, heapRel, buf,
-											  key, checkUnique, is_unique,
-											  &xwait, speculativeToken);
+											  key, checkUnique, probe,
+											  is_unique, &xwait,
+											  speculativeToken);
 
 	if (res == UNIQUE_ITEM_VIOLATION)
-	{
-		Datum		values[INDEX_MAX_KEYS];
-		bool		isnull[INDEX_MAX_KEYS];
-		char	   *key_desc;
-
-		_blink_relbuf(rel, buf);
-		index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
-		key_desc = BuildIndexValueDescription(rel, values, isnull);
-		ereport(ERROR,
-				(errcode(ERRCODE_UNIQUE_VIOLATION),
-				 errmsg("duplicate key value violates unique constraint \"%s\"",
-						RelationGetRelationName(rel)),
-				 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
-				 errtableconstraint(heapRel, RelationGetRelationName(rel))));
-	}
+		_blink_unique_violation(rel, itup, heapRel, buf);
 	return res == UNIQUE_ITEM_WAIT ? xwait : InvalidTransactionId;
+}
+
+/* Raise the unique violation for itup, releasing buf first. */
+static void
+_blink_unique_violation(Relation rel, IndexTuple itup, Relation heapRel,
+						Buffer buf)
+{
+
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	char	   *key_desc;
+
+	if (BufferIsValid(buf))
+		_blink_relbuf(rel, buf);
+	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+	key_desc = BuildIndexValueDescription(rel, values, isnull);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("duplicate key value violates unique constraint \"%s\"",
+					RelationGetRelationName(rel)),
+			 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
+			 errtableconstraint(heapRel, RelationGetRelationName(rel))));
+}
+
+/*
+ * Pending unique entries (blinkam.defer_unique).  An entry for a unique
+ * index whose keys compare by their bytes (pending.c) may wait in the
+ * statement buffer like a non-unique one (defer.c), and reach its leaf
+ * with the others of its leaf in one record at the flush.  Its check is
+ * made now, as for any insert -- in the row's own subtransaction, against
+ * what the index holds now -- and the key waits in pending.c, where every
+ * later check finds it, until the entry is on its leaf:
+ *
+ *   1. enter the key there (_blink_defer_unique_keep, which also keeps the
+ *      entry in the buffer), getting the holders that came before;
+ *   2. judge those holders' rows (a fetch with a dirty snapshot, as for an
+ *      equal item);
+ *   3. check the key's first leaf and its right siblings as any insert
+ *      does, but without looking in pending.c again: a holder that came
+ *      after us is for that holder to judge (it found us), and judging it
+ *      too could make each of us wait for the other;
+ *   4. a row to wait for: take the entry and the key back, wait without
+ *      any lock, start again; a violation: raise it (the subtransaction's
+ *      abort drops the entry and the key).
+ *
+ * Why no duplicate gets past this, whoever inserts the other row: see the
+ * top of pending.c.  Every other unique check of such an index looks in
+ * pending.c under its leaf's lock (_blink_unique_scan with probe, and a
+ * batch holder's check for a waiter, _blink_batch_accept), and so do
+ * ON CONFLICT's and logical replication's lookups (blinkscan.c, dirty
+ * snapshots).  Returns false if the entry cannot wait (the setting, the
+ * statement, a key pending.c cannot take, no room there): the caller
+ * inserts it now.
+ */
+static bool
+_blink_insert_pending(Relation rel, IndexTuple itup, Relation heapRel,
+					  bool indexUnchanged, IndexInfo *indexInfo)
+{
+	BlinkPendingKey pkey;
+
+	if (!_blink_pending_key(rel, itup, &pkey))
+		return false;
+	for (;;)
+	{
+		BlinkPendingHolder earlier[BLINK_PENDING_HOLDERS];
+		int			nearlier;
+		SnapshotData dirty;
+		TransactionId xwait = InvalidTransactionId;
+		uint32		token = 0;
+		bool		is_unique = true;
+		UniqueItemResult res;
+
+		if (!_blink_defer_unique_keep(rel, heapRel, itup, &pkey, indexUnchanged,
+									  indexInfo, earlier, &nearlier))
+			return false;
+		blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_ENTERED);
+
+		if (nearlier > 0)
+			blinkam_count(BLINKAM_COUNTER_PENDING_FOUND, 1);
+		InitDirtySnapshot(dirty);
+		res = _blink_check_pending_holders(heapRel, itup, earlier, nearlier,
+										   UNIQUE_CHECK_YES, &dirty, &is_unique,
+										   &xwait, &token);
+		if (res == UNIQUE_ITEM_VIOLATION)
+			_blink_unique_violation(rel, itup, heapRel, InvalidBuffer);
+		if (res == UNIQUE_ITEM_OK)
+		{
+			BlinkScanInsert key = _blink_mkscankey(rel, itup);
+			BlinkStack	stack;
+			Buffer		buf;
+
+			key->heaptid = NULL;
+			key->nextkey = false;
+			stack = _blink_find_leaf(rel, key, &buf, NULL, false);
+			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
+			xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
+										UNIQUE_CHECK_YES, false, &is_unique,
+										&token);
+			_blink_relbuf(rel, buf);
+			_blink_free_stack(stack);
+			pfree(key);
+		}
+		if (!TransactionIdIsValid(xwait))
+		{
+			blinkam_count(BLINKAM_COUNTER_PENDING_UNIQUE, 1);
+			_blink_defer_unique_kept();
+			return true;
+		}
+		_blink_defer_unique_drop(rel);
+		if (token)
+			SpeculativeInsertionWait(xwait, token);
+		else
+			XactLockTableWait(xwait, rel, &itup->t_tid, XLTW_InsertIndex);
+	}
 }
 
 /*
@@ -695,6 +871,17 @@ _blink_key_absent(Relation rel, Page p, IndexTuple itup)
 	return absent;
 }
 
+/* Has pending.c a holder of itup's key (a unique index's tuple)? */
+static bool
+_blink_pending_has(Relation rel, IndexTuple itup)
+{
+	BlinkPendingKey pkey;
+	BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
+
+	return _blink_pending_any() && _blink_pending_key(rel, itup, &pkey) &&
+		_blink_pending_lookup(&pkey, holders) > 0;
+}
+
 /*
  * May the published tuple itup go onto page p, the page copy of the
  * holder's record for the leaf in buf?  It must belong there (below the
@@ -708,7 +895,9 @@ _blink_key_absent(Relation rel, Page p, IndexTuple itup)
  * committed), and it cannot see what the waiter's own transaction did.
  * Such tuples go back to their backends, which do it all themselves.  No
  * heap access, no waiting, nothing that could raise an error on a waiter's
- * behalf but key comparisons the holder's own insert already made.
+ * behalf but key comparisons the holder's own insert already made.  A key
+ * that waits in a statement buffer (pending.c) is an equal entry too: the
+ * holder looks there under the leaf's lock, and hands such a tuple back.
  *
  * The other refusals leave the run published (batch.c, "Deferred and
  * forwarded runs"): a tuple that does not fit waits, with the rest of its
@@ -734,7 +923,8 @@ _blink_batch_accept(Relation rel, Page p, IndexTuple itup, bool unique)
 		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_ROOM, 1);
 		return BLINKAM_ADD_DEFER;
 	}
-	if (unique && !_blink_key_absent(rel, p, itup))
+	if (unique && (!_blink_key_absent(rel, p, itup) ||
+				   _blink_pending_has(rel, itup)))
 	{
 		/* the waiter must judge the equal keys */
 		blinkam_count(BLINKAM_COUNTER_BATCH_REFUSED_OTHER, 1);
@@ -1049,8 +1239,10 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 }
 
 /*
- * Insert itups[0..n-1], tuples of a non-unique index in key order (a
- * statement buffer's flush, defer.c).  Consecutive tuples that belong on
+ * Insert itups[0..n-1] in key order: a statement buffer's flush (defer.c),
+ * whose tuples need no check (a non-unique index's), or had theirs at
+ * their INSERT (a unique index's held-back entries, their keys registered
+ * in pending.c until they land).  Consecutive tuples that belong on
  * the same leaf and fit there together go in with one WAL record; a tuple
  * that needs a split goes in alone.  landed[i] (initially false) is set
  * once tuple i is in the index, so a caller interrupted by an error knows

@@ -50,7 +50,10 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "storage/condition_variable.h"
+#include "storage/lmgr.h"
 #include "storage/predicate.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/spin.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -1125,6 +1128,7 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->markPos.currPage = InvalidBlockNumber;
 	so->markItemIndex = -1;
 	so->arrayKeyCount = 0;
+	so->pendingWaited = false;
 
 	if (scan->xs_want_itup && so->currTuples == NULL)
 	{
@@ -1135,6 +1139,55 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
 	_blink_preprocess_keys(scan);
+}
+
+/*
+ * A scan with a dirty snapshot looks for rows of other transactions still
+ * in progress, to wait for them: ON CONFLICT's check for a row with the
+ * new row's key (check_exclusion_or_unique_constraint), logical
+ * replication's lookup of a row by its key.  A row whose unique entry
+ * waits in another backend's statement buffer (blinkinsert.c, "Pending
+ * unique entries") is not in the index yet, but its key is in pending.c:
+ * for a scan whose keys give every key column by equality, wait for each
+ * holder of that key that is still in progress (that wait is what the
+ * caller would do on finding its row), and look again, until none is.
+ * Then the rows are on their leaves (a holder leaves pending.c only once
+ * its entry is there, before it commits) or gone with their transaction,
+ * and the scan finds what it would have found without the buffers.  Our
+ * own entries were flushed when the scan began.  (An ON CONFLICT insert
+ * that meets a pending key before its scan does says "maybe a conflict",
+ * as for an entry on a leaf, and the executor comes back here.)
+ */
+static void
+_blink_wait_pending(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	BlinkPendingKey pkey;
+
+	if (scan->xs_snapshot == InvalidSnapshot ||
+		scan->xs_snapshot->snapshot_type != SNAPSHOT_DIRTY ||
+		!so->qual_ok ||
+		!_blink_pending_scan_key(scan->indexRelation, so->keyData,
+								 so->numberOfKeys, &pkey))
+		return;
+	for (;;)
+	{
+		BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
+		int			n = _blink_pending_lookup(&pkey, holders);
+		bool		waited = false;
+
+		for (int i = 0; i < n && !waited; i++)
+		{
+			if (holders[i].procno != MyProc->pgprocno &&
+				TransactionIdIsInProgress(holders[i].xid))
+			{
+				XactLockTableWait(holders[i].xid, NULL, NULL, XLTW_None);
+				waited = true;
+			}
+		}
+		if (!waited)
+			return;
+	}
 }
 
 bool
@@ -1156,6 +1209,11 @@ blinkgettuple(IndexScanDesc scan, ScanDirection dir)
 
 	if (!BlinkScanPosIsValid(so->currPos))
 	{
+		if (!so->pendingWaited)
+		{
+			so->pendingWaited = true;
+			_blink_wait_pending(scan);
+		}
 		if (so->numArrayKeys > 0)
 			_blink_start_array_keys(scan, dir);
 		found = _blink_first(scan, dir);

@@ -56,6 +56,7 @@ blink_init(void)
 	_blink_vacuum_init();
 	_blink_onconflict_init();
 	_blink_defer_init();
+	_blink_pending_init();
 	_blink_repair_init();
 }
 

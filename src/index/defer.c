@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * defer.c
- *	  Statement buffers: a backend's non-unique blink inserts, held back
- *	  and added to each leaf with one WAL record.
+ *	  Statement buffers: a backend's non-unique blink inserts (and, with
+ *	  blinkam.defer_unique, unique ones), held back and added to each leaf
+ *	  with one WAL record.
  *
  * A multi-row INSERT or COPY calls aminsert once per row.  For an index
  * whose keys grow (a time stamp) every call lands on the same leaf, and
@@ -12,9 +13,11 @@
  *
  *   - Other backends cannot see our uncommitted rows, so they do not miss
  *     the entries -- except where they read the index with a non-MVCC
- *     snapshot on purpose.  Unique checks and exclusion constraints do;
- *     unique indexes and indexes behind an exclusion constraint are never
- *     buffered.
+ *     snapshot on purpose.  Unique checks and exclusion constraints do:
+ *     indexes behind an exclusion constraint are never buffered, and a
+ *     unique index's entries only with their keys registered where every
+ *     such read finds them (blinkam.defer_unique; pending.c, and
+ *     "Pending unique entries" in blinkinsert.c).
  *   - Key comparisons run at the flush, not at the INSERT.  An index with
  *     a comparison function not written in C (an operator class in SQL or
  *     a procedural language) is never buffered: such a function runs
@@ -133,6 +136,8 @@ typedef struct DeferEntry
 {
 	IndexTuple	itup;
 	SubTransactionId subid;		/* subtransaction that inserted the row */
+	bool		registered;		/* a unique entry: its key is in pending.c */
+	BlinkPendingKey pkey;		/* (if registered) the key it went in with */
 } DeferEntry;
 
 /* The pending tuples of one index */
@@ -191,6 +196,10 @@ static int	maxlevels = 0;
 
 static void _blink_defer_remove(DeferBuffer *b, bool *landed,
 								SubTransactionId subid);
+static DeferBuffer *_blink_defer_slot(Relation rel, Relation heapRel,
+									  IndexTuple itup, IndexInfo *indexInfo);
+static void _blink_defer_append(DeferBuffer *b, IndexTuple itup,
+								bool indexUnchanged, const BlinkPendingKey *pkey);
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
@@ -279,16 +288,34 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 					bool indexUnchanged, IndexInfo *indexInfo)
 {
 	DeferBuffer *b;
+
+	if (rel->rd_index->indisunique)
+		return false;
+	b = _blink_defer_slot(rel, heapRel, itup, indexInfo);
+	if (b == NULL)
+		return false;
+	_blink_defer_append(b, itup, indexUnchanged, NULL);
+	_blink_defer_unique_kept();
+	return true;
+}
+
+/*
+ * May an entry for rel wait here now?  Returns its index's buffer, with
+ * room made for one more entry (a copy of itup), or NULL.
+ */
+static DeferBuffer *
+_blink_defer_slot(Relation rel, Relation heapRel, IndexTuple itup,
+				  IndexInfo *indexInfo)
+{
+	DeferBuffer *b;
 	MemoryContext old;
-	Size		sz = IndexTupleSize(itup);
 
 	if (blinkam_defer_inserts == BLINKAM_DEFER_OFF || suspend_depth > 0 ||
 		scope_depth == 0 || flushing || committing ||
 		IsolationIsSerializable() ||
-		rel->rd_index->indisunique ||
 		(indexInfo && indexInfo->ii_ExclusionOps != NULL) ||
 		!IsTransactionState())
-		return false;
+		return NULL;
 
 	if (DeferContext == NULL)
 		DeferContext = AllocSetContextCreate(TopMemoryContext,
@@ -299,7 +326,7 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 	if (!b->native)
 	{
 		MemoryContextSwitchTo(old);
-		return false;
+		return NULL;
 	}
 	if (!RelFileNodeEquals(b->node, rel->rd_node))
 	{
@@ -314,21 +341,98 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 			repalloc(b->entries, sizeof(DeferEntry) * b->cap) :
 			palloc(sizeof(DeferEntry) * b->cap);
 	}
-	b->entries[b->n].itup = palloc(sz);
-	memcpy(b->entries[b->n].itup, itup, sz);
-	b->entries[b->n].subid = GetCurrentSubTransactionId();
+	b->entries[b->n].itup = palloc(IndexTupleSize(itup));
+	MemoryContextSwitchTo(old);
+	return b;
+}
+
+/*
+ * Add the entry _blink_defer_slot made room for (nothing here can fail:
+ * pkey's key is in pending.c already, if given).
+ */
+static void
+_blink_defer_append(DeferBuffer *b, IndexTuple itup, bool indexUnchanged,
+					const BlinkPendingKey *pkey)
+{
+	DeferEntry *e = &b->entries[b->n];
+	Size		sz = IndexTupleSize(itup);
+
+	memcpy(e->itup, itup, sz);
+	e->subid = GetCurrentSubTransactionId();
+	e->registered = pkey != NULL;
+	if (pkey)
+		e->pkey = *pkey;
 	b->n++;
 	b->unchanged |= indexUnchanged;
-	MemoryContextSwitchTo(old);
-
 	pending_tuples++;
 	pending_bytes += sz;
 	blinkam_count(BLINKAM_COUNTER_DEFERRED_INSERTS, 1);
+}
 
+/*
+ * A unique index's entry: keep itup, its key entered in pending.c (see
+ * blinkinsert.c, "Pending unique entries"), if its index may wait and the
+ * registry has room.  earlier and *nearlier get the key's holders that
+ * came before (pending.c), for the caller to judge.  Returns false if
+ * nothing was kept.  The caller checks the entry next: it takes it back
+ * (_blink_defer_unique_drop) to wait for a conflicting row, or calls
+ * _blink_defer_unique_kept once the check has passed; an error in the
+ * check is the (sub)transaction's, whose abort drops the entry.
+ */
+bool
+_blink_defer_unique_keep(Relation rel, Relation heapRel, IndexTuple itup,
+						 const BlinkPendingKey *pkey, bool indexUnchanged,
+						 IndexInfo *indexInfo, BlinkPendingHolder *earlier,
+						 int *nearlier)
+{
+	DeferBuffer *b;
+
+	*nearlier = 0;
+	if (!blinkam_defer_unique || !rel->rd_index->indisvalid ||
+		!rel->rd_index->indisready)
+		return false;
+	b = _blink_defer_slot(rel, heapRel, itup, indexInfo);
+	if (b == NULL)
+		return false;
+	if (!_blink_pending_enter(pkey, &itup->t_tid, GetCurrentTransactionId(),
+							  earlier, nearlier))
+	{
+		pfree(b->entries[b->n].itup);
+		return false;
+	}
+	_blink_defer_append(b, itup, indexUnchanged, pkey);
+	return true;
+}
+
+/* Take back the entry _blink_defer_unique_keep kept last for rel. */
+void
+_blink_defer_unique_drop(Relation rel)
+{
+	DeferBuffer *b = NULL;
+	DeferEntry *e;
+
+	for (int i = 0; i < nbuffers; i++)
+	{
+		if (buffers[i].indexoid == RelationGetRelid(rel))
+			b = &buffers[i];
+	}
+	Assert(b != NULL && b->n > 0);
+	e = &b->entries[b->n - 1];
+	Assert(e->registered);
+	_blink_pending_forget(&e->pkey, &e->itup->t_tid);
+	pending_tuples--;
+	pending_bytes -= IndexTupleSize(e->itup);
+	pfree(e->itup);
+	b->n--;
+}
+
+/* An entry was kept and stays: flush if the buffers are full. */
+void
+_blink_defer_unique_kept(void)
+{
 	if (pending_tuples >= BLINK_DEFER_MAX_TUPLES ||
 		pending_bytes >= BLINK_DEFER_MAX_BYTES)
 		_blink_defer_flush();
-	return true;
 }
 
 /* qsort_arg comparator: full key order of the index in arg */
@@ -355,6 +459,9 @@ _blink_defer_remove(DeferBuffer *b, bool *landed, SubTransactionId subid)
 
 		if (landed ? landed[i] : e->subid >= subid)
 		{
+			/* on its leaf now, or its row is gone: see pending.c */
+			if (e->registered)
+				_blink_pending_forget(&e->pkey, &e->itup->t_tid);
 			pending_tuples--;
 			pending_bytes -= IndexTupleSize(e->itup);
 			pfree(e->itup);
@@ -404,6 +511,9 @@ _blink_defer_flush_buffer(DeferBuffer *b)
 	PG_TRY();
 	{
 		_blink_insert_sorted(rel, itups, b->n, landed, b->unchanged);
+		/* tests: unique entries on their leaves, their keys in pending.c */
+		if (rel->rd_index->indisunique)
+			blinkam_debug_pause(BLINKAM_PAUSE_PENDING_LANDED);
 	}
 	PG_CATCH();
 	{
@@ -504,6 +614,9 @@ _blink_defer_xact_callback(XactEvent event, void *arg)
 			/* FALLTHROUGH */
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			for (int i = 0; i < nbuffers; i++)
+				_blink_defer_remove(&buffers[i], NULL, InvalidSubTransactionId);
+			Assert(_blink_pending_mine() == 0);
 			_blink_defer_reset();
 			suspend_depth = 0;
 			scope_depth = 0;

@@ -1,0 +1,417 @@
+/*-------------------------------------------------------------------------
+ *
+ * pending.c
+ *	  The pending-key registry: keys of unique blink entries that wait in a
+ *	  backend's statement buffer, for every other unique check to find.
+ *
+ * A unique index's entry may wait in its backend's buffer (defer.c) only if
+ * every check of the key that runs meanwhile finds it all the same.  So
+ * before the entry's own check, its backend enters (key, heap TID, xid)
+ * here, and it takes that out only once the entry is on its leaf (or its
+ * row is gone with its subtransaction).  Every unique check of such an
+ * index looks here too, under the exclusive lock of the key's first leaf
+ * that it checks with, and treats what it finds as it treats an equal item
+ * on the leaf: the row is fetched with a dirty snapshot, and a live one is
+ * a conflict (to wait for, or a violation).  Why no two rows with one key
+ * can both pass (blinkinsert.c, "Pending unique entries", has the
+ * callers):
+ *
+ *   - two inserters that both wait: the entry goes in here under the
+ *     partition lock, and the later of the two finds the earlier one's
+ *     holder and judges it (the earlier one ignores the later one, which
+ *     is what keeps them from waiting for each other);
+ *   - one that waits (P) and one that inserts now (D): P enters its key
+ *     before it checks the leaf; D looks here while it holds the leaf's
+ *     range locked from its check to its insert.  If D looked before P
+ *     entered, D held the range locked from then until its entry was on
+ *     its page, so P's check, which comes later and walks the same range,
+ *     sees D's entry.  Otherwise D finds P here.
+ *   - P's entry leaves here only after it is on its leaf (the flush, then
+ *     _blink_pending_forget), so a check that comes later finds it in
+ *     one place or the other.
+ *
+ * A TID read here is judged only through a fetch followed by a look at the
+ * holder's xid: while the holder's (sub)transaction has not aborted, its
+ * row cannot have been removed (it is in progress to every VACUUM; its own
+ * transaction's later deletes are in progress too, and it leaves here
+ * before it commits), so the line pointer still names that row.  Once it
+ * has aborted, the fetch may have met a reused line pointer, and the
+ * caller ignores what it found (the holder takes its keys out at the
+ * abort, a moment later).
+ *
+ * Only keys that compare by their bytes can be found by their bytes: every
+ * key column must be of a type whose equal values have equal bits (the
+ * integer types, oid, date, timestamp and timestamptz, through their own
+ * operator classes), with no NULL, at most BLINK_PENDING_KEYMAX bytes in
+ * all.  Other unique indexes never wait (_blink_pending_key says which).
+ *
+ * The table is a partitioned shared hash on (index storage, key bytes),
+ * each entry with up to BLINK_PENDING_HOLDERS holders (several only when
+ * one transaction has several rows with one key, or a check is waiting).
+ * A backend holds at most BLINK_PENDING_PER_BACKEND keys at once (past
+ * that its entries go in at once), so the table, sized for all backends,
+ * cannot fill.  Lock order: a partition lock may be taken while holding
+ * buffer locks, and nothing is acquired while it is held.
+ *
+ * src/index/pending.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/hsearch.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "common/shmem.h"
+#include "index/blink.h"
+
+#define BLINK_PENDING_PARTITIONS	64
+#define BLINK_PENDING_TRANCHE		"blinkam_pending"
+
+typedef struct PendingEntry
+{
+	BlinkPendingKey key;		/* hash key: must be first */
+	int			nholders;
+	BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
+} PendingEntry;
+
+/*
+ * How many keys the table holds: a check that reads 0 (after a barrier)
+ * skips the lookup.  Why that is safe: an inserter that waits raises the
+ * count (a full barrier) before it looks at the leaf, and a check reads it
+ * under the leaf's lock.  If the read comes first, the leaf stayed locked
+ * from then until the checker's own entry was on it, and the waiting
+ * inserter's look at the leaf, which comes after its increment, finds
+ * that entry.  Otherwise the read finds the increment.
+ */
+typedef struct PendingShared
+{
+	pg_atomic_uint32 nkeys;
+} PendingShared;
+
+static HTAB *PendingHash = NULL;
+static LWLockPadded *PendingLocks = NULL;
+static PendingShared *PendingState = NULL;
+static int	my_keys = 0;		/* holders this backend has in the table */
+
+static long
+pending_max_entries(void)
+{
+	return (long) (MaxBackends + 1) * BLINK_PENDING_PER_BACKEND;
+}
+
+static Size
+pending_shmem_size(void)
+{
+	return add_size(MAXALIGN(sizeof(PendingShared)),
+					hash_estimate_size(pending_max_entries(), sizeof(PendingEntry)));
+}
+
+/* Called from the shmem startup hook, under AddinShmemInitLock. */
+static void
+pending_shmem_init(void)
+{
+	HASHCTL		info;
+	bool		found;
+
+	PendingState = ShmemInitStruct("blinkam pending unique keys state",
+								   sizeof(PendingShared), &found);
+	if (!found)
+		pg_atomic_init_u32(&PendingState->nkeys, 0);
+	info.keysize = sizeof(BlinkPendingKey);
+	info.entrysize = sizeof(PendingEntry);
+	info.num_partitions = BLINK_PENDING_PARTITIONS;
+	PendingHash = ShmemInitHash("blinkam pending unique keys",
+								pending_max_entries(), pending_max_entries(),
+								&info,
+								HASH_ELEM | HASH_BLOBS | HASH_PARTITION |
+								HASH_FIXED_SIZE);
+	PendingLocks = GetNamedLWLockTranche(BLINK_PENDING_TRANCHE);
+}
+
+/* From _PG_init. */
+void
+_blink_pending_init(void)
+{
+	blinkam_shmem_register(pending_shmem_size, pending_shmem_init);
+	blinkam_shmem_register_tranche(BLINK_PENDING_TRANCHE, BLINK_PENDING_PARTITIONS);
+}
+
+/*
+ * The width of a key column whose comparison function is fn, if its equal
+ * values have equal bits; 0 otherwise.
+ */
+static int
+pending_width(PGFunction fn)
+{
+	if (fn == btint8cmp || fn == timestamp_cmp)
+		return 8;
+	if (fn == btint4cmp || fn == date_cmp || fn == btoidcmp)
+		return 4;
+	if (fn == btint2cmp)
+		return 2;
+	return 0;
+}
+
+static void
+pending_put(BlinkPendingKey *key, Datum value, int width)
+{
+	switch (width)
+	{
+		case 8:
+			{
+				int64		v = DatumGetInt64(value);
+
+				memcpy(key->bytes + key->len, &v, 8);
+				break;
+			}
+		case 4:
+			{
+				int32		v = DatumGetInt32(value);
+
+				memcpy(key->bytes + key->len, &v, 4);
+				break;
+			}
+		default:
+			{
+				int16		v = DatumGetInt16(value);
+
+				memcpy(key->bytes + key->len, &v, 2);
+				break;
+			}
+	}
+	key->len += width;
+}
+
+/*
+ * May rel's checks find keys here at all?  A unique, immediate index of a
+ * permanent table whose every key column compares by its bits (see the top
+ * of this file).  Only properties that no backend can see otherwise while
+ * another has entries here (an index's storage changes with any of them).
+ */
+static bool
+pending_index_ok(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(rel);
+	int			total = 0;
+
+	if (!rel->rd_index->indisunique || !rel->rd_index->indimmediate ||
+		rel->rd_index->indnullsnotdistinct ||
+		rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return false;
+	for (int i = 1; i <= nkeys; i++)
+	{
+		int			width = pending_width(index_getprocinfo(rel, i, BTORDER_PROC)->fn_addr);
+
+		if (width == 0 || TupleDescAttr(desc, i - 1)->attlen != width)
+			return false;
+		total += width;
+	}
+	return total <= BLINK_PENDING_KEYMAX;
+}
+
+/*
+ * Set *key to itup's key in rel, if rel's checks look here and the key has
+ * no NULL (a NULL never conflicts).  Returns false otherwise.
+ */
+bool
+_blink_pending_key(Relation rel, IndexTuple itup, BlinkPendingKey *key)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	if (!pending_index_ok(rel))
+		return false;
+	memset(key, 0, sizeof(BlinkPendingKey));
+	key->node = rel->rd_node;
+	for (int i = 1; i <= nkeys; i++)
+	{
+		bool		isnull;
+		Datum		value = index_getattr(itup, i, desc, &isnull);
+
+		if (isnull)
+			return false;
+		pending_put(key, value, TupleDescAttr(desc, i - 1)->attlen);
+	}
+	return true;
+}
+
+/*
+ * The same for a scan's keys (after preprocessing): one equality key on
+ * each key column, of the column's own type, none NULL, none an array.
+ */
+bool
+_blink_pending_scan_key(Relation rel, ScanKey keys, int nkeys,
+						BlinkPendingKey *key)
+{
+	int			natts = IndexRelationGetNumberOfKeyAttributes(rel);
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	if (nkeys != natts || !pending_index_ok(rel))
+		return false;
+	memset(key, 0, sizeof(BlinkPendingKey));
+	key->node = rel->rd_node;
+	for (int i = 1; i <= natts; i++)
+	{
+		ScanKey		sk = NULL;
+
+		for (int j = 0; j < nkeys; j++)
+		{
+			if (keys[j].sk_attno == i)
+				sk = &keys[j];
+		}
+		if (sk == NULL || sk->sk_strategy != BTEqualStrategyNumber ||
+			(sk->sk_flags & (SK_ISNULL | SK_SEARCHARRAY | SK_ROW_HEADER |
+							 SK_SEARCHNULL | SK_SEARCHNOTNULL)) ||
+			(sk->sk_subtype != InvalidOid &&
+			 sk->sk_subtype != rel->rd_opcintype[i - 1]))
+			return false;
+		pending_put(key, sk->sk_argument, TupleDescAttr(desc, i - 1)->attlen);
+	}
+	return true;
+}
+
+static LWLock *
+pending_lock(uint32 hash)
+{
+	return &PendingLocks[hash % BLINK_PENDING_PARTITIONS].lock;
+}
+
+/*
+ * Enter key with our row's TID and xid.  Copies the holders that were
+ * there before into earlier (at most BLINK_PENDING_HOLDERS) and their
+ * number into *nearlier.  Returns false, entering nothing, if this backend
+ * holds its share of keys already or the key has no room for another
+ * holder: the caller inserts its entry at once instead.
+ */
+bool
+_blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
+					 TransactionId xid, BlinkPendingHolder *earlier,
+					 int *nearlier)
+{
+	uint32		hash = get_hash_value(PendingHash, key);
+	LWLock	   *lock = pending_lock(hash);
+	PendingEntry *e;
+	bool		found;
+	bool		ok = false;
+
+	*nearlier = 0;
+	if (my_keys >= BLINK_PENDING_PER_BACKEND)
+		return false;
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	e = hash_search_with_hash_value(PendingHash, key, hash, HASH_ENTER_NULL,
+									&found);
+	if (e != NULL)
+	{
+		if (!found)
+			e->nholders = 0;
+		if (e->nholders < BLINK_PENDING_HOLDERS)
+		{
+			BlinkPendingHolder *h = &e->holders[e->nholders];
+
+			memcpy(earlier, e->holders, sizeof(BlinkPendingHolder) * e->nholders);
+			*nearlier = e->nholders;
+			h->procno = MyProc->pgprocno;
+			h->xid = xid;
+			h->tid = *tid;
+			e->nholders++;
+			(void) pg_atomic_fetch_add_u32(&PendingState->nkeys, 1);
+			ok = true;
+		}
+	}
+	LWLockRelease(lock);
+	if (ok)
+		my_keys++;
+	return ok;
+}
+
+/* Take our holder (key, tid) out, if it is there. */
+void
+_blink_pending_forget(const BlinkPendingKey *key, ItemPointer tid)
+{
+	uint32		hash = get_hash_value(PendingHash, key);
+	LWLock	   *lock = pending_lock(hash);
+	PendingEntry *e;
+	bool		gone = false;
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	e = hash_search_with_hash_value(PendingHash, key, hash, HASH_FIND, NULL);
+	if (e != NULL)
+	{
+		for (int i = 0; i < e->nholders; i++)
+		{
+			if (e->holders[i].procno == MyProc->pgprocno &&
+				ItemPointerEquals(&e->holders[i].tid, tid))
+			{
+				/* keep the order: it tells who came first */
+				memmove(&e->holders[i], &e->holders[i + 1],
+						sizeof(BlinkPendingHolder) * (e->nholders - i - 1));
+				e->nholders--;
+				(void) pg_atomic_fetch_sub_u32(&PendingState->nkeys, 1);
+				gone = true;
+				break;
+			}
+		}
+		if (e->nholders == 0)
+			hash_search_with_hash_value(PendingHash, key, hash, HASH_REMOVE, NULL);
+	}
+	LWLockRelease(lock);
+	if (gone)
+		my_keys--;
+	Assert(my_keys >= 0);
+}
+
+/*
+ * Has the table any key at all?  (A check calls this under its leaf's
+ * lock, before it builds its key: see PendingShared.)
+ */
+bool
+_blink_pending_any(void)
+{
+	pg_memory_barrier();
+	return pg_atomic_read_u32(&PendingState->nkeys) > 0;
+}
+
+/* Copy key's holders into out; returns their number. */
+int
+_blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out)
+{
+	uint32		hash;
+	LWLock	   *lock;
+	PendingEntry *e;
+	int			n = 0;
+
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(&PendingState->nkeys) == 0)
+		return 0;
+	hash = get_hash_value(PendingHash, key);
+	lock = pending_lock(hash);
+	LWLockAcquire(lock, LW_SHARED);
+	e = hash_search_with_hash_value(PendingHash, key, hash, HASH_FIND, NULL);
+	if (e != NULL)
+	{
+		n = e->nholders;
+		memcpy(out, e->holders, sizeof(BlinkPendingHolder) * n);
+	}
+	LWLockRelease(lock);
+	return n;
+}
+
+/* Keys this backend has entered and not taken out (tests, assertions). */
+int
+_blink_pending_mine(void)
+{
+	return my_keys;
+}
