@@ -1,12 +1,13 @@
 # Unique entries held back (blinkam.defer_unique; blinkinsert.c, "Pending
 # unique entries"; pending.c).
 #
-# 1. The window specs/blink_defer_unique.spec cannot hold: an insert at
-#    once (D) has checked the leaf and pending.c and holds the leaf (pause
-#    point unique_probed) when a held-back insert (P) of the same key
-#    enters its key; P's look at the leaf then waits for the leaf's lock,
-#    and once D's entry is in, P finds it and waits for D's transaction:
-#    a violation if D commits, P's row if D aborts.
+# 1. The windows specs/blink_defer_unique_race.spec cannot hold, where a
+#    check holds the key's first leaf and the other backend waits for its
+#    lock: an insert at once (D) has checked the leaf and pending.c (pause
+#    point unique_probed) when a held-back insert (P) of the key comes: P
+#    waits for the leaf, finds D's entry and waits for D's transaction (a
+#    violation if D commits, P's row if D aborts); and P has checked and
+#    entered its key (unique_entered) when D comes: D finds P's key.
 # 2. Stress: 32 clients holding their entries back and 32 inserting at
 #    once fight over 400 keys of a unique index, with held-back entries
 #    kept across statements, savepoints rolled back, ON CONFLICT and
@@ -61,37 +62,60 @@ sub wait_marker
 	$s->{h}->pump until ${ $s->{out} } =~ /$marker/;
 }
 
-for my $end ('COMMIT', 'ROLLBACK')
+# One window: the first backend (defer_unique $first_defer, row $first)
+# pauses at $pause holding the key's first leaf, in an open transaction;
+# the second (row $second) comes, waits for the leaf, and once the first
+# goes on, finds its entry or key and waits for its transaction, which
+# then ends with $end.  The second fails (COMMIT) or goes in (ROLLBACK).
+sub window_case
 {
-	my $key = hold_key(91);
-	my $d = session();
-	send_sql($d, "SET blinkam.defer_unique = off; SET blinkam.debug_pause_key = 91; "
-		  . "SET blinkam.debug_pause_at = unique_probed; BEGIN; "
-		  . "INSERT INTO u VALUES (500, 'D first');");
-	paused_on(91);
-	my $p = bg("SET blinkam.defer_unique = on; INSERT INTO u VALUES (500, 'P held back')");
-	waits_on('P held back', 'BufferContent');
+	my ($pause, $pkey, $first_defer, $first, $second, $end, $what) = @_;
+	my $second_defer = $first_defer eq 'on' ? 'off' : 'on';
+	my $key = hold_key($pkey);
+	my $one = session();
+	send_sql($one, "SET blinkam.defer_unique = $first_defer; "
+		  . "SET blinkam.debug_pause_key = $pkey; "
+		  . "SET blinkam.debug_pause_at = $pause; BEGIN; "
+		  . "INSERT INTO u VALUES (500, '$first');");
+	paused_on($pkey);
+	my $two = bg("SET blinkam.defer_unique = $second_defer; "
+		  . "INSERT INTO u VALUES (500, '$second')");
+	# (it waits for the leaf's lock -- or, batching, published for the
+	# leaf's holder, which hands it back: the first writes no record)
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity
+		  WHERE wait_event IN ('BufferContent', 'Extension')
+		    AND query LIKE '%$second%' AND pid <> pg_backend_pid()")
+	  or die "$second does not wait for the leaf";
 	release_key($key);
-	waits_on('P held back', 'transactionid');
-	send_sql($d, "RESET blinkam.debug_pause_at; $end;");
-	wait_marker($d, "ended");
-	$p->[0]->finish;
-	${ $d->{in} } .= "\\q\n";
-	$d->{h}->finish;
+	waits_on($second, 'transactionid');
+	send_sql($one, "RESET blinkam.debug_pause_at; $end;");
+	wait_marker($one, "ended");
+	$two->[0]->finish;
+	${ $one->{in} } .= "\\q\n";
+	$one->{h}->finish;
 	if ($end eq 'COMMIT')
 	{
-		like(${ $p->[2] }, qr/duplicate key value violates unique constraint "u_k"/,
-			'D checked first and committed: P, whose key went in meanwhile, fails');
-		is($node->safe_psql('postgres', 'SELECT who FROM u WHERE k = 500'), 'D first',
-			"D's row only");
-		$node->safe_psql('postgres', 'DELETE FROM u WHERE k = 500');
+		like(${ $two->[2] }, qr/duplicate key value violates unique constraint "u_k"/,
+			"$what, committed: the second fails");
 	}
 	else
 	{
-		is(${ $p->[2] }, '', 'D checked first and aborted: P goes in');
-		is($node->safe_psql('postgres', 'SELECT who FROM u WHERE k = 500'), 'P held back',
-			"P's row only");
+		is(${ $two->[2] }, '', "$what, aborted: the second goes in");
 	}
+	is($node->safe_psql('postgres', 'SELECT who FROM u WHERE k = 500'),
+		$end eq 'COMMIT' ? $first : $second, "$what, $end: one row, the right one");
+	$node->safe_psql('postgres', 'DELETE FROM u WHERE k = 500');
+}
+
+for my $end ('COMMIT', 'ROLLBACK')
+{
+	# an insert at once checked first (unique_probed); a held-back one comes
+	window_case('unique_probed', 91, 'off', 'D first', 'P held back', $end,
+		'insert at once first');
+	# a held-back insert checked and entered its key first; one at once comes
+	window_case('unique_entered', 92, 'on', 'P first', 'D at once', $end,
+		'held-back insert first');
 }
 
 # --- 2. stress ---------------------------------------------------------

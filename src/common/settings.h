@@ -131,9 +131,9 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_HEAP_UPDATE_WINDOW,	/* a blinkheap update has locked the
 										 * old version and let its page go
 										 * (pinned) to find room elsewhere */
-	BLINKAM_PAUSE_UNIQUE_ENTERED,	/* a unique entry that is to wait has
-									 * its key in pending.c, no leaf looked
-									 * at yet */
+	BLINKAM_PAUSE_UNIQUE_ENTERED,	/* a held-back unique entry's check has
+									 * passed and its key is in pending.c;
+									 * it still holds the key's first leaf */
 	BLINKAM_PAUSE_UNIQUE_PROBED,	/* a unique insert has checked its key's
 									 * leaf and pending.c, and holds the
 									 * leaf locked before its insert */

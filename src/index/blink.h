@@ -445,8 +445,7 @@ extern bool _blink_pending_key(Relation rel, IndexTuple itup, BlinkPendingKey *k
 extern bool _blink_pending_scan_key(Relation rel, ScanKey keys, int nkeys,
 									BlinkPendingKey *key);
 extern bool _blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
-								 TransactionId xid, BlinkPendingHolder *earlier,
-								 int *nearlier);
+								 TransactionId xid);
 extern void _blink_pending_forget(const BlinkPendingKey *key, ItemPointer tid);
 extern bool _blink_pending_any(void);
 extern int	_blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out);
@@ -456,12 +455,11 @@ extern int	_blink_pending_mine(void);
 extern bool _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 								bool indexUnchanged,
 								struct IndexInfo *indexInfo);
-extern bool _blink_defer_unique_keep(Relation rel, Relation heapRel,
-									 IndexTuple itup, const BlinkPendingKey *key,
-									 bool indexUnchanged,
-									 struct IndexInfo *indexInfo,
-									 BlinkPendingHolder *earlier, int *nearlier);
-extern void _blink_defer_unique_drop(Relation rel);
+extern bool _blink_defer_unique_prepare(Relation rel, Relation heapRel,
+										struct IndexInfo *indexInfo);
+extern bool _blink_defer_unique_keep(Relation rel, IndexTuple itup,
+									 const BlinkPendingKey *key,
+									 TransactionId xid, bool indexUnchanged);
 extern void _blink_defer_unique_kept(void);
 extern void _blink_defer_flush(void);
 extern void _blink_defer_init(void);

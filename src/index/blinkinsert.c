@@ -749,86 +749,68 @@ _blink_unique_violation(Relation rel, IndexTuple itup, Relation heapRel,
  * index whose keys compare by their bytes (pending.c) may wait in the
  * statement buffer like a non-unique one (defer.c), and reach its leaf
  * with the others of its leaf in one record at the flush.  Its check is
- * made now, as for any insert -- in the row's own subtransaction, against
- * what the index holds now -- and the key waits in pending.c, where every
- * later check finds it, until the entry is on its leaf:
+ * the check of any insert, made now -- in the row's own subtransaction,
+ * against what the index and pending.c hold now -- with the key's first
+ * leaf locked exclusively (_blink_unique_scan looks at the leaf, its right
+ * siblings and pending.c).  If it passes, the key goes into pending.c
+ * before that leaf is let go: where an insert at once puts its entry on
+ * the leaf, this one enters its key, and every later check of the key
+ * finds it there until the entry is on its leaf (pending.c has the whole
+ * argument).  A row to wait for: wait holding nothing, and check again.
+ * A violation is raised by the check, with nothing entered.
  *
- *   1. enter the key there (_blink_defer_unique_keep, which also keeps the
- *      entry in the buffer), getting the holders that came before;
- *   2. judge those holders' rows (a fetch with a dirty snapshot, as for an
- *      equal item);
- *   3. check the key's first leaf and its right siblings as any insert
- *      does, but without looking in pending.c again: a holder that came
- *      after us is for that holder to judge (it found us), and judging it
- *      too could make each of us wait for the other;
- *   4. a row to wait for: take the entry and the key back, wait without
- *      any lock, start again; a violation: raise it (the subtransaction's
- *      abort drops the entry and the key).
- *
- * Why no duplicate gets past this, whoever inserts the other row: see the
- * top of pending.c.  Every other unique check of such an index looks in
- * pending.c under its leaf's lock (_blink_unique_scan with probe, and a
- * batch holder's check for a waiter, _blink_batch_accept), and so do
- * ON CONFLICT's and logical replication's lookups (blinkscan.c, dirty
- * snapshots).  Returns false if the entry cannot wait (the setting, the
- * statement, a key pending.c cannot take, no room there): the caller
- * inserts it now.
+ * Every other unique check of such an index looks in pending.c the same
+ * way (_blink_unique_scan with probe; a batch holder's check for a waiter,
+ * _blink_batch_accept), and so do ON CONFLICT's and logical replication's
+ * lookups (blinkscan.c, dirty snapshots).  Returns false if the entry
+ * cannot wait (the setting, the statement, a key pending.c cannot take,
+ * no room there): the caller inserts it now.
  */
 static bool
 _blink_insert_pending(Relation rel, IndexTuple itup, Relation heapRel,
 					  bool indexUnchanged, IndexInfo *indexInfo)
 {
 	BlinkPendingKey pkey;
+	TransactionId xid;
 
-	if (!_blink_pending_key(rel, itup, &pkey))
+	if (!_blink_pending_key(rel, itup, &pkey) ||
+		!_blink_defer_unique_prepare(rel, heapRel, indexInfo))
 		return false;
+	xid = GetCurrentTransactionId();	/* (assigned already: the row is in) */
 	for (;;)
 	{
-		BlinkPendingHolder earlier[BLINK_PENDING_HOLDERS];
-		int			nearlier;
-		SnapshotData dirty;
-		TransactionId xwait = InvalidTransactionId;
+		BlinkScanInsert key = _blink_mkscankey(rel, itup);
+		BlinkStack	stack;
+		Buffer		buf;
+		TransactionId xwait;
 		uint32		token = 0;
 		bool		is_unique = true;
-		UniqueItemResult res;
+		bool		kept = false;
 
-		if (!_blink_defer_unique_keep(rel, heapRel, itup, &pkey, indexUnchanged,
-									  indexInfo, earlier, &nearlier))
-			return false;
-		blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_ENTERED);
-
-		if (nearlier > 0)
-			blinkam_count(BLINKAM_COUNTER_PENDING_FOUND, 1);
-		InitDirtySnapshot(dirty);
-		res = _blink_check_pending_holders(heapRel, itup, earlier, nearlier,
-										   UNIQUE_CHECK_YES, &dirty, &is_unique,
-										   &xwait, &token);
-		if (res == UNIQUE_ITEM_VIOLATION)
-			_blink_unique_violation(rel, itup, heapRel, InvalidBuffer);
-		if (res == UNIQUE_ITEM_OK)
-		{
-			BlinkScanInsert key = _blink_mkscankey(rel, itup);
-			BlinkStack	stack;
-			Buffer		buf;
-
-			key->heaptid = NULL;
-			key->nextkey = false;
-			stack = _blink_find_leaf(rel, key, &buf, NULL, false);
-			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
-			xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
-										UNIQUE_CHECK_YES, false, &is_unique,
-										&token);
-			_blink_relbuf(rel, buf);
-			_blink_free_stack(stack);
-			pfree(key);
-		}
+		key->heaptid = NULL;
+		key->nextkey = false;
+		stack = _blink_find_leaf(rel, key, &buf, NULL, false);
+		blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
+		xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
+									UNIQUE_CHECK_YES, true, &is_unique, &token);
 		if (!TransactionIdIsValid(xwait))
 		{
+			/* passed: the key goes in before the leaf is let go */
+			kept = _blink_defer_unique_keep(rel, itup, &pkey, xid,
+											indexUnchanged);
+			blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_ENTERED);
+		}
+		_blink_relbuf(rel, buf);
+		_blink_free_stack(stack);
+		pfree(key);
+		if (!TransactionIdIsValid(xwait))
+		{
+			if (!kept)
+				return false;
 			blinkam_count(BLINKAM_COUNTER_PENDING_UNIQUE, 1);
 			_blink_defer_unique_kept();
 			return true;
 		}
-		_blink_defer_unique_drop(rel);
 		if (token)
 			SpeculativeInsertionWait(xwait, token);
 		else

@@ -196,8 +196,9 @@ static int	maxlevels = 0;
 
 static void _blink_defer_remove(DeferBuffer *b, bool *landed,
 								SubTransactionId subid);
-static DeferBuffer *_blink_defer_slot(Relation rel, Relation heapRel,
-									  IndexTuple itup, IndexInfo *indexInfo);
+static DeferBuffer *_blink_defer_may(Relation rel, Relation heapRel,
+									 IndexInfo *indexInfo);
+static void _blink_defer_room(DeferBuffer *b, IndexTuple itup);
 static void _blink_defer_append(DeferBuffer *b, IndexTuple itup,
 								bool indexUnchanged, const BlinkPendingKey *pkey);
 
@@ -291,21 +292,21 @@ _blink_defer_insert(Relation rel, Relation heapRel, IndexTuple itup,
 
 	if (rel->rd_index->indisunique)
 		return false;
-	b = _blink_defer_slot(rel, heapRel, itup, indexInfo);
+	b = _blink_defer_may(rel, heapRel, indexInfo);
 	if (b == NULL)
 		return false;
+	_blink_defer_room(b, itup);
 	_blink_defer_append(b, itup, indexUnchanged, NULL);
 	_blink_defer_unique_kept();
 	return true;
 }
 
 /*
- * May an entry for rel wait here now?  Returns its index's buffer, with
- * room made for one more entry (a copy of itup), or NULL.
+ * May an entry for rel wait here now?  Returns its index's buffer (made
+ * if new), or NULL.
  */
 static DeferBuffer *
-_blink_defer_slot(Relation rel, Relation heapRel, IndexTuple itup,
-				  IndexInfo *indexInfo)
+_blink_defer_may(Relation rel, Relation heapRel, IndexInfo *indexInfo)
 {
 	DeferBuffer *b;
 	MemoryContext old;
@@ -323,17 +324,24 @@ _blink_defer_slot(Relation rel, Relation heapRel, IndexTuple itup,
 											 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(DeferContext);
 	b = _blink_defer_buffer(rel, heapRel);
+	MemoryContextSwitchTo(old);
 	if (!b->native)
-	{
-		MemoryContextSwitchTo(old);
 		return NULL;
-	}
 	if (!RelFileNodeEquals(b->node, rel->rd_node))
 	{
 		/* the storage was replaced meanwhile: see _blink_defer_flush_buffer */
 		_blink_defer_remove(b, NULL, InvalidSubTransactionId);
 		b->node = rel->rd_node;
 	}
+	return b;
+}
+
+/* Make room in b for one more entry, a copy of itup (memory only). */
+static void
+_blink_defer_room(DeferBuffer *b, IndexTuple itup)
+{
+	MemoryContext old = MemoryContextSwitchTo(DeferContext);
+
 	if (b->n == b->cap)
 	{
 		b->cap = b->cap ? b->cap * 2 : 64;
@@ -343,11 +351,10 @@ _blink_defer_slot(Relation rel, Relation heapRel, IndexTuple itup,
 	}
 	b->entries[b->n].itup = palloc(IndexTupleSize(itup));
 	MemoryContextSwitchTo(old);
-	return b;
 }
 
 /*
- * Add the entry _blink_defer_slot made room for (nothing here can fail:
+ * Add the entry _blink_defer_room made room for (nothing here can fail:
  * pkey's key is in pending.c already, if given).
  */
 static void
@@ -361,7 +368,7 @@ _blink_defer_append(DeferBuffer *b, IndexTuple itup, bool indexUnchanged,
 	e->subid = GetCurrentSubTransactionId();
 	e->registered = pkey != NULL;
 	if (pkey)
-		e->pkey = *pkey;
+		memcpy(&e->pkey, pkey, sizeof(BlinkPendingKey));
 	b->n++;
 	b->unchanged |= indexUnchanged;
 	pending_tuples++;
@@ -369,61 +376,55 @@ _blink_defer_append(DeferBuffer *b, IndexTuple itup, bool indexUnchanged,
 	blinkam_count(BLINKAM_COUNTER_DEFERRED_INSERTS, 1);
 }
 
+static DeferBuffer *
+_blink_defer_find(Relation rel)
+{
+	for (int i = 0; i < nbuffers; i++)
+	{
+		if (buffers[i].indexoid == RelationGetRelid(rel))
+			return &buffers[i];
+	}
+	return NULL;
+}
+
 /*
- * A unique index's entry: keep itup, its key entered in pending.c (see
- * blinkinsert.c, "Pending unique entries"), if its index may wait and the
- * registry has room.  earlier and *nearlier get the key's holders that
- * came before (pending.c), for the caller to judge.  Returns false if
- * nothing was kept.  The caller checks the entry next: it takes it back
- * (_blink_defer_unique_drop) to wait for a conflicting row, or calls
- * _blink_defer_unique_kept once the check has passed; an error in the
- * check is the (sub)transaction's, whose abort drops the entry.
+ * A unique index's entry (see blinkinsert.c, "Pending unique entries"),
+ * before its check: may it wait here, if the check passes?  Makes its
+ * index's buffer ready (catalog lookups included), so that
+ * _blink_defer_unique_keep, under the leaf's lock, has only memory to
+ * take.
  */
 bool
-_blink_defer_unique_keep(Relation rel, Relation heapRel, IndexTuple itup,
-						 const BlinkPendingKey *pkey, bool indexUnchanged,
-						 IndexInfo *indexInfo, BlinkPendingHolder *earlier,
-						 int *nearlier)
+_blink_defer_unique_prepare(Relation rel, Relation heapRel, IndexInfo *indexInfo)
 {
-	DeferBuffer *b;
-
-	*nearlier = 0;
 	if (!blinkam_defer_unique || !rel->rd_index->indisvalid ||
 		!rel->rd_index->indisready)
 		return false;
-	b = _blink_defer_slot(rel, heapRel, itup, indexInfo);
-	if (b == NULL)
-		return false;
-	if (!_blink_pending_enter(pkey, &itup->t_tid, GetCurrentTransactionId(),
-							  earlier, nearlier))
+	return _blink_defer_may(rel, heapRel, indexInfo) != NULL;
+}
+
+/*
+ * The check has passed, under the lock of the key's first leaf, which the
+ * caller still holds: keep itup, and enter its key in pending.c (as xid's
+ * row), there and then.  Returns false, keeping nothing, if pending.c has
+ * no room (the caller inserts the entry now).
+ */
+bool
+_blink_defer_unique_keep(Relation rel, IndexTuple itup,
+						 const BlinkPendingKey *pkey, TransactionId xid,
+						 bool indexUnchanged)
+{
+	DeferBuffer *b = _blink_defer_find(rel);
+
+	Assert(b != NULL && RelFileNodeEquals(b->node, rel->rd_node));
+	_blink_defer_room(b, itup);
+	if (!_blink_pending_enter(pkey, &itup->t_tid, xid))
 	{
 		pfree(b->entries[b->n].itup);
 		return false;
 	}
 	_blink_defer_append(b, itup, indexUnchanged, pkey);
 	return true;
-}
-
-/* Take back the entry _blink_defer_unique_keep kept last for rel. */
-void
-_blink_defer_unique_drop(Relation rel)
-{
-	DeferBuffer *b = NULL;
-	DeferEntry *e;
-
-	for (int i = 0; i < nbuffers; i++)
-	{
-		if (buffers[i].indexoid == RelationGetRelid(rel))
-			b = &buffers[i];
-	}
-	Assert(b != NULL && b->n > 0);
-	e = &b->entries[b->n - 1];
-	Assert(e->registered);
-	_blink_pending_forget(&e->pkey, &e->itup->t_tid);
-	pending_tuples--;
-	pending_bytes -= IndexTupleSize(e->itup);
-	pfree(e->itup);
-	b->n--;
 }
 
 /* An entry was kept and stays: flush if the buffers are full. */

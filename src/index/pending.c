@@ -5,39 +5,36 @@
  *	  backend's statement buffer, for every other unique check to find.
  *
  * A unique index's entry may wait in its backend's buffer (defer.c) only if
- * every check of the key that runs meanwhile finds it all the same.  So
- * before the entry's own check, its backend enters (key, heap TID, xid)
- * here, and it takes that out only once the entry is on its leaf (or its
- * row is gone with its subtransaction).  Every unique check of such an
- * index looks here too, under the exclusive lock of the key's first leaf
- * that it checks with, and treats what it finds as it treats an equal item
- * on the leaf: the row is fetched with a dirty snapshot, and a live one is
- * a conflict (to wait for, or a violation).  Why no two rows with one key
- * can both pass (blinkinsert.c, "Pending unique entries", has the
- * callers):
- *
- *   - two inserters that both wait: the entry goes in here under the
- *     partition lock, and the later of the two finds the earlier one's
- *     holder and judges it (the earlier one ignores the later one, which
- *     is what keeps them from waiting for each other);
- *   - one that waits (P) and one that inserts now (D): P enters its key
- *     before it checks the leaf; D looks here while it holds the leaf's
- *     range locked from its check to its insert.  If D looked before P
- *     entered, D held the range locked from then until its entry was on
- *     its page, so P's check, which comes later and walks the same range,
- *     sees D's entry.  Otherwise D finds P here.
- *   - P's entry leaves here only after it is on its leaf (the flush, then
- *     _blink_pending_forget), so a check that comes later finds it in
- *     one place or the other.
+ * every check of the key that runs meanwhile finds it all the same.  Every
+ * unique check of a key -- held back or not -- locks the key's first leaf
+ * exclusively and looks at that leaf, its right siblings while the key's
+ * range goes on, and here, all under that lock (blinkinsert.c,
+ * _blink_unique_scan); so checks of one key serialize on that leaf, as
+ * btree's do.  An insert at once puts its entry on a leaf before it lets
+ * the range go; a held-back insert instead enters (key, heap TID, xid)
+ * here before it lets go of the first leaf, and takes it out only once the
+ * entry is on its leaf (or its row is gone with its subtransaction).  The
+ * entry in this table plays the part of the entry on the leaf, so whoever
+ * checks next finds one or the other, and what it finds is a row whose
+ * own check has passed, as on a leaf: waiting for it is the wait btree
+ * would make.  (A first version entered keys before their check; a
+ * helper's review found the deadlocks that made -- a check waiting for a
+ * holder still checking, which was waiting for the checker's own row --
+ * and they are in specs/blink_defer_unique_race.)  A held-back key is
+ * judged as an equal item is: its row fetched with a dirty snapshot; in
+ * progress, wait; committed and live, a violation.
  *
  * A TID read here is judged only through a fetch followed by a look at the
- * holder's xid: while the holder's (sub)transaction has not aborted, its
- * row cannot have been removed (it is in progress to every VACUUM; its own
- * transaction's later deletes are in progress too, and it leaves here
- * before it commits), so the line pointer still names that row.  Once it
- * has aborted, the fetch may have met a reused line pointer, and the
- * caller ignores what it found (the holder takes its keys out at the
- * abort, a moment later).
+ * holder's xid (_blink_check_pending_holders).  While the holder's
+ * (sub)transaction has not aborted, its row cannot have been removed: it
+ * is in progress to every VACUUM, its own transaction's later deletes are
+ * in progress too, and if it has committed since the lookup (its key
+ * leaves before the commit), a delete of it by a transaction that our
+ * snapshot does not already see as finished cannot be removed while our
+ * snapshot's xmin holds it back.  So the line pointer still names that
+ * row.  Once it has aborted, the fetch may have met a reused line pointer,
+ * and the caller ignores what it found (the holder takes its keys out at
+ * the abort, a moment later).
  *
  * Only keys that compare by their bytes can be found by their bytes: every
  * key column must be of a type whose equal values have equal bits (the
@@ -47,7 +44,9 @@
  *
  * The table is a partitioned shared hash on (index storage, key bytes),
  * each entry with up to BLINK_PENDING_HOLDERS holders (several only when
- * one transaction has several rows with one key, or a check is waiting).
+ * every row with the key but one is dead: one transaction's own rows, or
+ * rows of (sub)transactions that aborted and have not taken their keys
+ * out yet).
  * A backend holds at most BLINK_PENDING_PER_BACKEND keys at once (past
  * that its entries go in at once), so the table, sized for all backends,
  * cannot fill.  Lock order: a partition lock may be taken while holding
@@ -87,17 +86,15 @@ typedef struct PendingEntry
 } PendingEntry;
 
 /*
- * How many keys the table holds: a check that reads 0 (after a barrier)
- * skips the lookup.  Why that is safe: an inserter that waits raises the
- * count (a full barrier) before it looks at the leaf, and a check reads it
- * under the leaf's lock.  If the read comes first, the leaf stayed locked
- * from then until the checker's own entry was on it, and the waiting
- * inserter's look at the leaf, which comes after its increment, finds
- * that entry.  Otherwise the read finds the increment.
+ * Has any key ever been entered since the server started?  Until then a
+ * check skips the lookup.  Set once (so the cache line stays shared), under
+ * the key's first leaf lock, before the key is entered; a check reads it
+ * under that same lock (or one taken after it was let go, through a
+ * split's locks), so it sees the flag whenever it could find the key.
  */
 typedef struct PendingShared
 {
-	pg_atomic_uint32 nkeys;
+	pg_atomic_uint32 used;
 } PendingShared;
 
 static HTAB *PendingHash = NULL;
@@ -128,7 +125,7 @@ pending_shmem_init(void)
 	PendingState = ShmemInitStruct("blinkam pending unique keys state",
 								   sizeof(PendingShared), &found);
 	if (!found)
-		pg_atomic_init_u32(&PendingState->nkeys, 0);
+		pg_atomic_init_u32(&PendingState->used, 0);
 	info.keysize = sizeof(BlinkPendingKey);
 	info.entrysize = sizeof(PendingEntry);
 	info.num_partitions = BLINK_PENDING_PARTITIONS;
@@ -290,16 +287,15 @@ pending_lock(uint32 hash)
 }
 
 /*
- * Enter key with our row's TID and xid.  Copies the holders that were
- * there before into earlier (at most BLINK_PENDING_HOLDERS) and their
- * number into *nearlier.  Returns false, entering nothing, if this backend
- * holds its share of keys already or the key has no room for another
- * holder: the caller inserts its entry at once instead.
+ * Enter key with our row's TID and xid (the caller holds the key's first
+ * leaf, where its check has just passed).  Returns false, entering
+ * nothing, if this backend holds its share of keys already or the key has
+ * no room for another holder: the caller inserts its entry at once
+ * instead.
  */
 bool
 _blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
-					 TransactionId xid, BlinkPendingHolder *earlier,
-					 int *nearlier)
+					 TransactionId xid)
 {
 	uint32		hash = get_hash_value(PendingHash, key);
 	LWLock	   *lock = pending_lock(hash);
@@ -307,9 +303,10 @@ _blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
 	bool		found;
 	bool		ok = false;
 
-	*nearlier = 0;
 	if (my_keys >= BLINK_PENDING_PER_BACKEND)
 		return false;
+	if (pg_atomic_read_u32(&PendingState->used) == 0)
+		pg_atomic_write_u32(&PendingState->used, 1);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	e = hash_search_with_hash_value(PendingHash, key, hash, HASH_ENTER_NULL,
 									&found);
@@ -321,13 +318,10 @@ _blink_pending_enter(const BlinkPendingKey *key, ItemPointer tid,
 		{
 			BlinkPendingHolder *h = &e->holders[e->nholders];
 
-			memcpy(earlier, e->holders, sizeof(BlinkPendingHolder) * e->nholders);
-			*nearlier = e->nholders;
 			h->procno = MyProc->pgprocno;
 			h->xid = xid;
 			h->tid = *tid;
 			e->nholders++;
-			(void) pg_atomic_fetch_add_u32(&PendingState->nkeys, 1);
 			ok = true;
 		}
 	}
@@ -355,11 +349,9 @@ _blink_pending_forget(const BlinkPendingKey *key, ItemPointer tid)
 			if (e->holders[i].procno == MyProc->pgprocno &&
 				ItemPointerEquals(&e->holders[i].tid, tid))
 			{
-				/* keep the order: it tells who came first */
 				memmove(&e->holders[i], &e->holders[i + 1],
 						sizeof(BlinkPendingHolder) * (e->nholders - i - 1));
 				e->nholders--;
-				(void) pg_atomic_fetch_sub_u32(&PendingState->nkeys, 1);
 				gone = true;
 				break;
 			}
@@ -374,14 +366,13 @@ _blink_pending_forget(const BlinkPendingKey *key, ItemPointer tid)
 }
 
 /*
- * Has the table any key at all?  (A check calls this under its leaf's
+ * Has any key ever been entered?  (A check calls this under its leaf's
  * lock, before it builds its key: see PendingShared.)
  */
 bool
 _blink_pending_any(void)
 {
-	pg_memory_barrier();
-	return pg_atomic_read_u32(&PendingState->nkeys) > 0;
+	return pg_atomic_read_u32(&PendingState->used) != 0;
 }
 
 /* Copy key's holders into out; returns their number. */
@@ -393,8 +384,7 @@ _blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out)
 	PendingEntry *e;
 	int			n = 0;
 
-	pg_memory_barrier();
-	if (pg_atomic_read_u32(&PendingState->nkeys) == 0)
+	if (!_blink_pending_any())
 		return 0;
 	hash = get_hash_value(PendingHash, key);
 	lock = pending_lock(hash);
