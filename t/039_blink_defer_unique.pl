@@ -118,6 +118,31 @@ for my $end ('COMMIT', 'ROLLBACK')
 		'held-back insert first');
 }
 
+# A backend terminated while its key is entered: its transaction aborts on
+# the way out and takes the key with it; another insert of the key then
+# goes in without waiting.
+{
+	my $before = BatchCases::counter('pending_unique_inserts');
+	my $a = session();
+	send_sql($a, "SET blinkam.defer_unique = on; BEGIN; "
+		  . "INSERT INTO u VALUES (500, 'terminated');");
+	wait_marker($a, "inserted");
+	is(BatchCases::counter('pending_unique_inserts') - $before, 1,
+		'the entry was held back');
+	$node->safe_psql('postgres', q{SELECT pg_terminate_backend(pid)
+		FROM pg_stat_activity WHERE query LIKE '%inserted%' AND pid <> pg_backend_pid()});
+	$a->{h}->finish;
+	$node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity
+		WHERE query LIKE '%inserted%' AND pid <> pg_backend_pid()})
+	  or die 'the terminated backend is still there';
+	is($node->psql('postgres', "SET statement_timeout = '10s'; "
+			. "SET blinkam.defer_unique = off; INSERT INTO u VALUES (500, 'after')"),
+		0, 'after the termination the key goes in at once');
+	is($node->safe_psql('postgres', 'SELECT who FROM u WHERE k = 500'), 'after',
+		'only the later row');
+	$node->safe_psql('postgres', 'DELETE FROM u WHERE k = 500');
+}
+
 # --- 2. stress ---------------------------------------------------------
 $node->safe_psql('postgres', q(
 CREATE TABLE s (k int, t timestamp, who int);
