@@ -13,6 +13,10 @@
 # uncommitted row on the same page, those must be the returned row's
 # writers, not the page's last row's (blinkheap decides a page's tuples
 # at once): the update applies without waiting for the local transaction.
+#
+# And a replicated UPDATE whose row's unique blink entry a local
+# transaction holds back (blinkam.defer_unique): the apply worker waits
+# for it, as for an entry on the leaf (blinkscan.c, _blink_wait_pending).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -140,6 +144,62 @@ is($sub->safe_psql('postgres', "SELECT blinkheap_check('rf')"), '', 'blinkheap_c
 is($sub->safe_psql('postgres',
 		"SELECT value FROM blinkam_stats() WHERE name = 'deferred_inserts'"),
 	'0', 'the apply worker buffers no entry');
+
+# 5. A replicated UPDATE of a key whose row a local transaction is
+#    inserting, its unique blink entry held back (blinkam.defer_unique):
+#    the entry is not on its leaf, only its key in pending.c.  The apply
+#    worker's lookup by the replica identity index (a dirty snapshot)
+#    must wait for the local transaction as it does for an entry on the
+#    leaf, then update the row -- as with a btree twin, in the same steps.
+#    A marker row sent after the UPDATE tells an apply that went on
+#    without waiting (the row "not found", the update lost) from one that
+#    waits.
+$pub->safe_psql('postgres', 'CREATE TABLE marker (n int)');
+$sub->safe_psql('postgres', 'CREATE TABLE marker (n int)');
+for my $node ($pub, $sub)
+{
+	$node->safe_psql('postgres', q(
+CREATE TABLE ru (k int NOT NULL, v text);
+CREATE UNIQUE INDEX ru_k ON ru USING blink (k);
+ALTER TABLE ru REPLICA IDENTITY USING INDEX ru_k;
+CREATE TABLE rb (k int NOT NULL, v text);
+CREATE UNIQUE INDEX rb_k ON rb (k);
+ALTER TABLE rb REPLICA IDENTITY USING INDEX rb_k;
+));
+}
+$pub->safe_psql('postgres', 'ALTER PUBLICATION p ADD TABLE ru, rb, marker');
+$sub->safe_psql('postgres', 'ALTER SUBSCRIPTION s REFRESH PUBLICATION WITH (copy_data = false)');
+my $n = 0;
+for my $t ('ru', 'rb')
+{
+	$n++;
+	$pub->safe_psql('postgres', "INSERT INTO $t VALUES (1, 'a'), (2, 'a')");
+	$pub->wait_for_catchup('s');
+	$sub->safe_psql('postgres', "DELETE FROM $t WHERE k = 1");
+	my $held = $sub->safe_psql('postgres',
+		"SELECT value FROM blinkam_stats() WHERE name = 'pending_unique_inserts'");
+	my $lt = $sub->background_psql('postgres');
+	$lt->query_safe("SET blinkam.defer_unique = on; BEGIN; INSERT INTO $t VALUES (1, 'local')");
+	is($sub->safe_psql('postgres',
+			"SELECT value - $held FROM blinkam_stats() WHERE name = 'pending_unique_inserts'"),
+		$t eq 'ru' ? '1' : '0', "$t: the local entry is held back (blink only)");
+	$pub->safe_psql('postgres', "UPDATE $t SET v = 'pub' WHERE k = 1; INSERT INTO marker VALUES ($n)");
+	$sub->poll_query_until('postgres', qq(
+SELECT EXISTS (SELECT FROM marker WHERE n = $n)
+	OR EXISTS (SELECT FROM pg_stat_activity
+				WHERE backend_type = 'logical replication worker'
+				  AND wait_event = 'transactionid')))
+	  or die 'the apply worker neither waited nor went on';
+	is($sub->safe_psql('postgres', "SELECT count(*) FROM marker WHERE n = $n"), '0',
+		"$t: the apply worker waits for the local transaction");
+	$lt->query_safe('COMMIT');
+	$lt->quit;
+	$pub->wait_for_catchup('s');
+	is($sub->safe_psql('postgres', "SELECT string_agg(k || v, ',' ORDER BY k) FROM $t"),
+		'1pub,2a', "$t: the replicated update applied to the local row");
+}
+is($sub->safe_psql('postgres', "SELECT blink_check('ru_k', true)"), '',
+	'blink_check after the held-back key');
 
 $sub->stop;
 $pub->stop;

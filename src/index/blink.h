@@ -476,6 +476,7 @@ extern void blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path,
 							  Cost *indexTotalCost, Selectivity *indexSelectivity,
 							  double *indexCorrelation, double *indexPages);
 extern BlinkScanInsert _blink_mkscankey(Relation rel, IndexTuple itup);
+extern int	_blink_cmp_bits_width(PGFunction fn);
 extern int	_blink_first_eq_width(Relation rel, BlinkScanInsert key, int64 *bits);
 
 /*

@@ -58,11 +58,6 @@ static TransactionId _blink_check_unique(Relation rel, IndexTuple itup,
 										 IndexUniqueCheck checkUnique,
 										 bool probe, bool *is_unique,
 										 uint32 *speculativeToken);
-static void _blink_unique_violation(Relation rel, IndexTuple itup,
-									Relation heapRel, Buffer buf);
-static bool _blink_insert_pending(Relation rel, IndexTuple itup,
-								  Relation heapRel, bool indexUnchanged,
-								  IndexInfo *indexInfo);
 static bool _blink_insert_leaf(Relation rel,
 							   BlinkScanInsert key, Buffer buf,
 							   IndexTuple itup, BlinkStack stack, bool *landed,
@@ -288,21 +283,36 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		}
 	}
 
-	/*
-	 * A unique entry may wait in the statement buffer too, its key in
-	 * pending.c (see "Pending unique entries" below).
-	 */
-	if (check && checkUnique == UNIQUE_CHECK_YES && blinkam_defer_unique &&
-		_blink_insert_pending(rel, itup, heapRel, indexUnchanged, indexInfo))
-	{
-		pfree(key);
-		pfree(itup);
-		return true;
-	}
-
 	if (check)
 	{
 		BlockNumber leaf;
+		BlinkPendingKey pkey;
+		TransactionId xid = InvalidTransactionId;
+
+		/*
+		 * Pending unique entries (blinkam.defer_unique).  An entry for a
+		 * unique index whose keys compare by their bytes (pending.c) may
+		 * wait in the statement buffer like a non-unique one (defer.c), and
+		 * reach its leaf with the others of its leaf in one record at the
+		 * flush.  Its check is the check below, the one every insert makes
+		 * now, in the row's own subtransaction, against what the index and
+		 * pending.c hold now.  If it passes, the key goes into pending.c
+		 * before the key's first leaf is let go: where an insert at once
+		 * puts its entry on the leaf, this one enters its key, and every
+		 * later check of the key finds it there until the entry is on its
+		 * leaf (pending.c has the whole argument).  Every unique check of
+		 * such an index looks in pending.c under that leaf's lock
+		 * (_blink_unique_scan with probe, a batch holder's check for a
+		 * waiter in _blink_batch_accept), and so do ON CONFLICT's and
+		 * logical replication's lookups (blinkscan.c).  Such an insert never
+		 * publishes for a batch holder: its entry is to be kept, not
+		 * inserted by another.  Where pending.c has no room the entry goes
+		 * in now, the check still holding.
+		 */
+		if (checkUnique == UNIQUE_CHECK_YES && blinkam_defer_unique &&
+			_blink_pending_key(rel, itup, &pkey) &&
+			_blink_defer_unique_prepare(rel, heapRel, indexInfo))
+			xid = GetCurrentTransactionId();	/* (assigned: the row is in) */
 
 		/*
 		 * One descent, with the user key only, to the first leaf where the
@@ -314,7 +324,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		{
 			bool		busy = false;
 			bool		batch = blinkam_batch_inserts &&
-				checkUnique == UNIQUE_CHECK_YES;
+				checkUnique == UNIQUE_CHECK_YES && !TransactionIdIsValid(xid);
 
 			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL, false);
 			blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
@@ -360,6 +370,25 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 				continue;
 			}
 
+			/* passed: a held-back entry's key goes in before the leaf is let go */
+			if (TransactionIdIsValid(xid))
+			{
+				bool		kept = _blink_defer_unique_keep(rel, itup, &pkey, xid,
+															indexUnchanged);
+
+				blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_ENTERED);
+				if (kept)
+				{
+					_blink_relbuf(rel, buf);
+					_blink_free_stack(stack);
+					pfree(key);
+					pfree(itup);
+					blinkam_count(BLINKAM_COUNTER_PENDING_UNIQUE, 1);
+					_blink_defer_unique_kept();
+					return true;
+				}
+				xid = InvalidTransactionId;
+			}
 			blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_PROBED);
 			if (checkUnique == UNIQUE_CHECK_EXISTING)
 			{
@@ -718,104 +747,22 @@ _blink_check_unique(Relation rel, IndexTuple itup, Relation heapRel,
 											  speculativeToken);
 
 	if (res == UNIQUE_ITEM_VIOLATION)
-		_blink_unique_violation(rel, itup, heapRel, buf);
-	return res == UNIQUE_ITEM_WAIT ? xwait : InvalidTransactionId;
-}
-
-/* Raise the unique violation for itup, releasing buf first. */
-static void
-_blink_unique_violation(Relation rel, IndexTuple itup, Relation heapRel,
-						Buffer buf)
-{
-
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
-	char	   *key_desc;
-
-	if (BufferIsValid(buf))
-		_blink_relbuf(rel, buf);
-	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
-	key_desc = BuildIndexValueDescription(rel, values, isnull);
-	ereport(ERROR,
-			(errcode(ERRCODE_UNIQUE_VIOLATION),
-			 errmsg("duplicate key value violates unique constraint \"%s\"",
-					RelationGetRelationName(rel)),
-			 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
-			 errtableconstraint(heapRel, RelationGetRelationName(rel))));
-}
-
-/*
- * Pending unique entries (blinkam.defer_unique).  An entry for a unique
- * index whose keys compare by their bytes (pending.c) may wait in the
- * statement buffer like a non-unique one (defer.c), and reach its leaf
- * with the others of its leaf in one record at the flush.  Its check is
- * the check of any insert, made now -- in the row's own subtransaction,
- * against what the index and pending.c hold now -- with the key's first
- * leaf locked exclusively (_blink_unique_scan looks at the leaf, its right
- * siblings and pending.c).  If it passes, the key goes into pending.c
- * before that leaf is let go: where an insert at once puts its entry on
- * the leaf, this one enters its key, and every later check of the key
- * finds it there until the entry is on its leaf (pending.c has the whole
- * argument).  A row to wait for: wait holding nothing, and check again.
- * A violation is raised by the check, with nothing entered.
- *
- * Every other unique check of such an index looks in pending.c the same
- * way (_blink_unique_scan with probe; a batch holder's check for a waiter,
- * _blink_batch_accept), and so do ON CONFLICT's and logical replication's
- * lookups (blinkscan.c, dirty snapshots).  Returns false if the entry
- * cannot wait (the setting, the statement, a key pending.c cannot take,
- * no room there): the caller inserts it now.
- */
-static bool
-_blink_insert_pending(Relation rel, IndexTuple itup, Relation heapRel,
-					  bool indexUnchanged, IndexInfo *indexInfo)
-{
-	BlinkPendingKey pkey;
-	TransactionId xid;
-
-	if (!_blink_pending_key(rel, itup, &pkey) ||
-		!_blink_defer_unique_prepare(rel, heapRel, indexInfo))
-		return false;
-	xid = GetCurrentTransactionId();	/* (assigned already: the row is in) */
-	for (;;)
 	{
-		BlinkScanInsert key = _blink_mkscankey(rel, itup);
-		BlinkStack	stack;
-		Buffer		buf;
-		TransactionId xwait;
-		uint32		token = 0;
-		bool		is_unique = true;
-		bool		kept = false;
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+		char	   *key_desc;
 
-		key->heaptid = NULL;
-		key->nextkey = false;
-		stack = _blink_find_leaf(rel, key, &buf, NULL, false);
-		blinkam_count(BLINKAM_COUNTER_UNIQUE_CHECKS, 1);
-		xwait = _blink_check_unique(rel, itup, heapRel, buf, key,
-									UNIQUE_CHECK_YES, true, &is_unique, &token);
-		if (!TransactionIdIsValid(xwait))
-		{
-			/* passed: the key goes in before the leaf is let go */
-			kept = _blink_defer_unique_keep(rel, itup, &pkey, xid,
-											indexUnchanged);
-			blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_ENTERED);
-		}
 		_blink_relbuf(rel, buf);
-		_blink_free_stack(stack);
-		pfree(key);
-		if (!TransactionIdIsValid(xwait))
-		{
-			if (!kept)
-				return false;
-			blinkam_count(BLINKAM_COUNTER_PENDING_UNIQUE, 1);
-			_blink_defer_unique_kept();
-			return true;
-		}
-		if (token)
-			SpeculativeInsertionWait(xwait, token);
-		else
-			XactLockTableWait(xwait, rel, &itup->t_tid, XLTW_InsertIndex);
+		index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+		key_desc = BuildIndexValueDescription(rel, values, isnull);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("duplicate key value violates unique constraint \"%s\"",
+						RelationGetRelationName(rel)),
+				 key_desc ? errdetail("Key %s already exists.", key_desc) : 0,
+				 errtableconstraint(heapRel, RelationGetRelationName(rel))));
 	}
+	return res == UNIQUE_ITEM_WAIT ? xwait : InvalidTransactionId;
 }
 
 /*

@@ -1166,7 +1166,7 @@ _blink_wait_pending(IndexScanDesc scan)
 
 	if (scan->xs_snapshot == InvalidSnapshot ||
 		scan->xs_snapshot->snapshot_type != SNAPSHOT_DIRTY ||
-		!so->qual_ok ||
+		!so->qual_ok || !_blink_pending_any() ||
 		!_blink_pending_scan_key(scan->indexRelation, so->keyData,
 								 so->numberOfKeys, &pkey))
 		return;

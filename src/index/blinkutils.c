@@ -371,44 +371,50 @@ _blink_call_cmp(FmgrInfo *f, Oid collation, Datum a, Datum b)
 }
 
 /*
+ * The width of a key column that comparison function fn orders, if its
+ * equal values have equal bits (integers and their kin, which
+ * _blink_call_cmp decides itself); 0 for any other function.  The caller
+ * checks the column's attlen against it: an operator class could name
+ * such a function for another type.
+ */
+int
+_blink_cmp_bits_width(PGFunction fn)
+{
+	if (fn == btint8cmp || fn == timestamp_cmp)
+		return 8;
+	if (fn == btint4cmp || fn == date_cmp || fn == btoidcmp)
+		return 4;
+	if (fn == btint2cmp)
+		return 2;
+	return 0;
+}
+
+/*
  * For the walks of a leaf's unsorted tail that look for items equal to a
  * user key (unique checks look at every tail item): can an item be ruled
  * out by its first attribute's bytes alone?  Returns their width (0: no)
  * and sets *bits to the key's value.  Only where the answer is plain: a
- * comparator that _blink_call_cmp decides itself (integers and their kin,
- * for which equal values have equal bits) on a column of that very width,
- * and a key value that is not NULL.  An item with no NULLs has the
- * attribute right after its header (_blink_tail_item_differs).
+ * comparator of _blink_cmp_bits_width on a column of that very width, and
+ * a key value that is not NULL.  An item with no NULLs has the attribute
+ * right after its header (_blink_tail_item_differs).
  */
 int
 _blink_first_eq_width(Relation rel, BlinkScanInsert key, int64 *bits)
 {
 	ScanKey		sk = &key->scankeys[0];
-	PGFunction	fn = sk->sk_func.fn_addr;
 	int			width;
 
 	if (key->keysz < 1 || (sk->sk_flags & SK_ISNULL))
 		return 0;
-	if (fn == btint8cmp || fn == timestamp_cmp)
-	{
-		width = 8;
+	width = _blink_cmp_bits_width(sk->sk_func.fn_addr);
+	if (width == 0 || TupleDescAttr(RelationGetDescr(rel), 0)->attlen != width)
+		return 0;
+	if (width == 8)
 		*bits = DatumGetInt64(sk->sk_argument);
-	}
-	else if (fn == btint4cmp || fn == date_cmp || fn == btoidcmp)
-	{
-		width = 4;
+	else if (width == 4)
 		*bits = DatumGetInt32(sk->sk_argument);
-	}
-	else if (fn == btint2cmp)
-	{
-		width = 2;
-		*bits = DatumGetInt16(sk->sk_argument);
-	}
 	else
-		return 0;
-	/* (an operator class could name such a function for another type) */
-	if (TupleDescAttr(RelationGetDescr(rel), 0)->attlen != width)
-		return 0;
+		*bits = DatumGetInt16(sk->sk_argument);
 	return width;
 }
 

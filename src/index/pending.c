@@ -66,11 +66,8 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
-#include "utils/builtins.h"
-#include "utils/date.h"
 #include "utils/hsearch.h"
 #include "utils/rel.h"
-#include "utils/timestamp.h"
 
 #include "common/shmem.h"
 #include "index/blink.h"
@@ -90,7 +87,11 @@ typedef struct PendingEntry
  * check skips the lookup.  Set once (so the cache line stays shared), under
  * the key's first leaf lock, before the key is entered; a check reads it
  * under that same lock (or one taken after it was let go, through a
- * split's locks), so it sees the flag whenever it could find the key.
+ * split's locks), so it sees the flag whenever it could find the key.  A
+ * dirty-snapshot scan (blinkscan.c) reads it with no leaf lock, just
+ * before its own lookup: a key it misses was entered no earlier than a
+ * key its lookup could miss anyway, as for an entry put on its leaf just
+ * after the scan has read the leaf.
  */
 typedef struct PendingShared
 {
@@ -145,22 +146,6 @@ _blink_pending_init(void)
 	blinkam_shmem_register_tranche(BLINK_PENDING_TRANCHE, BLINK_PENDING_PARTITIONS);
 }
 
-/*
- * The width of a key column whose comparison function is fn, if its equal
- * values have equal bits; 0 otherwise.
- */
-static int
-pending_width(PGFunction fn)
-{
-	if (fn == btint8cmp || fn == timestamp_cmp)
-		return 8;
-	if (fn == btint4cmp || fn == date_cmp || fn == btoidcmp)
-		return 4;
-	if (fn == btint2cmp)
-		return 2;
-	return 0;
-}
-
 static void
 pending_put(BlinkPendingKey *key, Datum value, int width)
 {
@@ -210,7 +195,7 @@ pending_index_ok(Relation rel)
 		return false;
 	for (int i = 1; i <= nkeys; i++)
 	{
-		int			width = pending_width(index_getprocinfo(rel, i, BTORDER_PROC)->fn_addr);
+		int			width = _blink_cmp_bits_width(index_getprocinfo(rel, i, BTORDER_PROC)->fn_addr);
 
 		if (width == 0 || TupleDescAttr(desc, i - 1)->attlen != width)
 			return false;
@@ -375,7 +360,10 @@ _blink_pending_any(void)
 	return pg_atomic_read_u32(&PendingState->used) != 0;
 }
 
-/* Copy key's holders into out; returns their number. */
+/*
+ * Copy key's holders into out; returns their number.  (Callers ask
+ * _blink_pending_any first, before they build the key.)
+ */
 int
 _blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out)
 {
@@ -384,8 +372,6 @@ _blink_pending_lookup(const BlinkPendingKey *key, BlinkPendingHolder *out)
 	PendingEntry *e;
 	int			n = 0;
 
-	if (!_blink_pending_any())
-		return 0;
 	hash = get_hash_value(PendingHash, key);
 	lock = pending_lock(hash);
 	LWLockAcquire(lock, LW_SHARED);
