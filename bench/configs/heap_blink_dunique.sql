@@ -1,7 +1,8 @@
 -- heap_blink_dunique: heap_blink whose unique index's entries are held
 -- back too (blinkam.defer_unique = on): checked at each INSERT, their keys
--- registered in shared memory, added at the commit with one record per
--- sensor leaf -- with PIPE=10, one record for a sensor's ten rows.
+-- registered in shared memory, added at the commit: the runs of up to
+-- four sensor leaves in one record (blinkam.flush_leaves) -- with PIPE=10,
+-- four sensors' forty rows in one record.
 -- pgoptions: -c blinkam.defer_unique=on
 CREATE TABLE measure (
 	sensor_id int NOT NULL,

@@ -72,6 +72,7 @@
 	X(PENDING_UNIQUE, "pending_unique_inserts", "unique index tuples held in a statement buffer, their keys in shared memory for other checks (blinkam.defer_unique)") \
 	X(PENDING_FOUND, "pending_unique_found", "unique checks that found their key held in a statement buffer (another's, or their own transaction's)") \
 	X(DEFERRED_LEAF_WRITES, "deferred_leaf_writes", "leaf WAL records written by statement-buffer flushes") \
+	X(FLUSH_LEAVES_GROUPED, "flush_leaves_grouped", "further leaves a statement-buffer flush changed in the WAL record of another leaf (blinkam.flush_leaves)") \
 	X(BLINKHEAP_INSERTS, "blinkheap_inserts", "rows inserted into blinkheap tables by INSERT and COPY") \
 	X(BLINKHEAP_INSERT_RECORDS, "blinkheap_insert_records", "generic WAL records written for those rows (COPY fills a page per record; a batch is one record)") \
 	X(BLINKHEAP_BATCHED_INSERTS, "blinkheap_batched_inserts", "blinkheap rows put on their page by another backend, from a wait list (also in batched_inserts)") \

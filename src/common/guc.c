@@ -38,6 +38,7 @@ int			blinkam_batch_rounds = 1;
 int			blinkam_hot_insert_pages = 0;
 int			blinkam_defer_inserts = BLINKAM_DEFER_TRANSACTION;
 bool		blinkam_defer_unique = false;
+int			blinkam_flush_leaves = BLINKAM_FLUSH_LEAVES_MAX;
 bool		blinkam_csn_snapshots = true;
 int			blinkam_pool_relations = 256;
 int			blinkam_pool_size = 64;
@@ -192,6 +193,15 @@ blinkam_define_gucs(void)
 							 "Only indexes whose key columns are integers, oid, date or time stamps.",
 							 &blinkam_defer_unique, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("blinkam.flush_leaves",
+							"How many leaves of a blink index one WAL record of a statement "
+							"buffer's flush may change.",
+							"Held-back entries that belong on neighbouring leaves of the "
+							"flush's sorted run go in together, where those leaves are free "
+							"at once.  1: one record per leaf.",
+							&blinkam_flush_leaves, BLINKAM_FLUSH_LEAVES_MAX, 1,
+							BLINKAM_FLUSH_LEAVES_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("blinkam.csn_snapshots",
 							 "Decides the visibility of recent blinkheap rows by commit sequence numbers.",
 							 "When off, a transaction committing gets no CSN and MVCC checks search the "

@@ -164,6 +164,10 @@ typedef enum BlinkamDeferInserts
 extern int	blinkam_defer_inserts;
 /* blinkam.defer_unique: unique entries wait too (defer.c, pending.c) */
 extern bool blinkam_defer_unique;
+/* blinkam.flush_leaves: leaves one flush record may change (blinkinsert.c) */
+extern int	blinkam_flush_leaves;
+
+#define BLINKAM_FLUSH_LEAVES_MAX	4	/* a generic WAL record's pages */
 extern bool blinkam_csn_snapshots;
 extern int	blinkam_pool_relations;
 extern int	blinkam_pool_size;

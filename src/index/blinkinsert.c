@@ -62,8 +62,25 @@ static bool _blink_insert_leaf(Relation rel,
 							   BlinkScanInsert key, Buffer buf,
 							   IndexTuple itup, BlinkStack stack, bool *landed,
 							   bool checked, bool unchanged);
+/*
+ * A further leaf that a statement buffer's flush changes in the record of
+ * another (_blink_flush_companions): locked exclusively, with the run of
+ * the flush's tuples that belong there and fit.
+ */
+typedef struct BlinkCompanion
+{
+	Buffer		buf;
+	IndexTuple *itups;
+	int			n;
+	bool	   *landed;
+} BlinkCompanion;
+
+StaticAssertDecl(BLINKAM_FLUSH_LEAVES_MAX <= MAX_GENERIC_XLOG_PAGES,
+				 "a flush record's leaves must fit in one generic WAL record");
+
 static void _blink_leaf_write(Relation rel, Buffer buf,
-							  IndexTuple *itups, int n, bool *landed);
+							  IndexTuple *itups, int n, bool *landed,
+							  BlinkCompanion *comp, int ncomp);
 static void _blink_leaf_round(Relation rel, Buffer buf, BlinkamBatch *batch);
 static void _blink_split(Relation rel, Buffer buf, IndexTuple newitem,
 						 OffsetNumber newoff, Buffer childbuf,
@@ -996,14 +1013,39 @@ _blink_batch_moves(void *arg, const void *payload, Size size, uint32 flags)
 }
 
 /*
+ * Put itups[0..n-1] on page, the copy of a leaf in a record being built:
+ * a run's equal keys as posting tuples where they may (blinkdedup.c),
+ * merging the unsorted tail first only if may_merge.
+ */
+static void
+_blink_leaf_add_run(Relation rel, Page page, BlockNumber blkno,
+					IndexTuple *itups, int n, bool may_merge)
+{
+	IndexTuple *items = palloc(sizeof(IndexTuple) * n);
+	int			nitems = _blink_dedup_run(rel, page, itups, n, items);
+
+	for (int i = 0; i < nitems; i++)
+	{
+		if (!_blink_leaf_append(rel, page, items[i], may_merge))
+			elog(ERROR, "failed to add item to blink index \"%s\" block %u",
+				 RelationGetRelationName(rel), blkno);
+	}
+	pfree(items);
+}
+
+/*
  * Add itups[0..n-1] (each belonging on the leaf in buf, exclusively locked,
  * and all fitting there together) to that leaf in one generic WAL record,
- * with the tuples other backends published for it (batch.c).  Sets
- * landed[0..n-1] (if given) once the record is written.  Releases buf.
+ * with the tuples other backends published for it (batch.c), and the runs
+ * of comp[0..ncomp-1] (a flush's further leaves, each locked exclusively,
+ * right of buf's and of each other in that order) to theirs in the same
+ * record.  Sets landed[0..n-1] and each companion's (if given) once the
+ * record is written.  Releases buf and the companions.
  */
 static void
 _blink_leaf_write(Relation rel, Buffer buf,
-				  IndexTuple *itups, int n, bool *landed)
+				  IndexTuple *itups, int n, bool *landed,
+				  BlinkCompanion *comp, int ncomp)
 {
 	BlinkamXLogState *state;
 	BlinkBatchTarget target;
@@ -1013,9 +1055,13 @@ _blink_leaf_write(Relation rel, Buffer buf,
 	 * SERIALIZABLE: our tuples go onto this leaf while we hold it
 	 * exclusively, so a scan either read it before (and holds a predicate
 	 * lock on it, found here) or reads it after, with the tuples in.  (The
-	 * published tuples collected below are their owners' to check.)
+	 * published tuples collected below are their owners' to check.)  The
+	 * same for each companion leaf.
 	 */
 	CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
+	for (int c = 0; c < ncomp; c++)
+		CheckForSerializableConflictIn(rel, NULL,
+									   BufferGetBlockNumber(comp[c].buf));
 
 	/*
 	 * Appends change the leaf in place (gxlog.c, "Appends in place") unless
@@ -1035,18 +1081,20 @@ _blink_leaf_write(Relation rel, Buffer buf,
 		InvalidBlockNumber : BlinkPageGetOpaque(target.page)->blink_next;
 	PG_TRY();
 	{
-		/* a run's equal keys go in as posting tuples where they may */
-		IndexTuple *items = palloc(sizeof(IndexTuple) * n);
-		int			nitems = _blink_dedup_run(rel, target.page, itups, n, items);
+		_blink_leaf_add_run(rel, target.page, BufferGetBlockNumber(buf),
+							itups, n, !target.in_place);
 
-		for (int i = 0; i < nitems; i++)
+		/* the companions, registered in lock order after the leaf */
+		for (int c = 0; c < ncomp; c++)
 		{
-			if (!_blink_leaf_append(rel, target.page, items[i],
-									!target.in_place))
-				elog(ERROR, "failed to add item to blink index \"%s\" block %u",
-					 RelationGetRelationName(rel), BufferGetBlockNumber(buf));
+			Page		cpage = BufferGetPage(comp[c].buf);
+			bool		in_place = _blink_leaf_ntail(cpage) + comp[c].n < BLINK_MAX_TAIL;
+
+			cpage = blinkam_xlog_register(state, comp[c].buf,
+										  in_place ? BLINKAM_XLOG_APPEND : 0);
+			_blink_leaf_add_run(rel, cpage, BufferGetBlockNumber(comp[c].buf),
+								comp[c].itups, comp[c].n, !in_place);
 		}
-		pfree(items);
 
 		/*
 		 * Claimed slots must be resolved whatever happens: if anything fails
@@ -1070,6 +1118,18 @@ _blink_leaf_write(Relation rel, Buffer buf,
 			landed[i] = true;
 	}
 	blinkam_count(BLINKAM_COUNTER_INSERTS, n);
+	for (int c = 0; c < ncomp; c++)
+	{
+		if (comp[c].landed)
+		{
+			for (int i = 0; i < comp[c].n; i++)
+				comp[c].landed[i] = true;
+		}
+		blinkam_count(BLINKAM_COUNTER_INSERTS, comp[c].n);
+		_blink_relbuf(rel, comp[c].buf);
+	}
+	if (ncomp > 0)
+		blinkam_count(BLINKAM_COUNTER_FLUSH_LEAVES_GROUPED, ncomp);
 	while (blinkam_batch_next_round(rel, BufferGetBlockNumber(buf), &batch))
 		_blink_leaf_round(rel, buf, &batch);
 	_blink_relbuf(rel, buf);
@@ -1131,7 +1191,7 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 			_blink_delete_before_split(rel, buf, itup, unchanged) ||
 			_blink_dedup_before_split(rel, buf, itup))
 		{
-			_blink_leaf_write(rel, buf, &itup, 1, landed);
+			_blink_leaf_write(rel, buf, &itup, 1, landed, NULL, 0);
 			return true;
 		}
 
@@ -1168,16 +1228,131 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 }
 
 /*
+ * The right sibling of the leaf whose page is page (locked by the caller),
+ * locked exclusively if it is free at once and itup is below its high key;
+ * else InvalidBuffer.  itup is at or above page's high key, which is the
+ * sibling's low bound (both read under page's lock; low bounds never
+ * rise), so such a sibling covers itup.
+ */
+static Buffer
+_blink_flush_right_sibling(Relation rel, Page page, IndexTuple itup)
+{
+	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	Buffer		buf;
+
+	if (BlinkPageIsRightmost(opaque))
+		return InvalidBuffer;
+	buf = ReadBuffer(rel, opaque->blink_next);
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	_blink_checkpage(rel, buf);
+	if (!BlinkPageIsLeaf(BlinkPageGetOpaque(BufferGetPage(buf))) ||
+		!_blink_below_hikey(rel, BufferGetPage(buf), itup))
+	{
+		_blink_relbuf(rel, buf);
+		return InvalidBuffer;
+	}
+	return buf;
+}
+
+/*
+ * A flush (_blink_insert_sorted) holds the leaf whose page is page, and
+ * its run there ended at itups[*next], which belongs right of the leaf (the
+ * run stopped at the high key, not for room).  Find the leaves of the next
+ * runs, up to blinkam.flush_leaves - 1 of them, to go in the same WAL
+ * record, never by a descent (that would lock internal pages while a leaf
+ * is held, against the lock order): by a leaf hint of this backend's (the
+ * IoT case: a sensor's leaf, far right of the last one), else as the
+ * right sibling of the last leaf (scattered keys, a run on nearly every
+ * leaf).  Each is locked only if free at once (_blink_hint_leaf with
+ * exact; _blink_flush_right_sibling), so nothing here ever waits while a
+ * leaf is held, and kept only if the run's first tuple is below its high
+ * key.  The leaves are taken left to right (keys ascend, each run starts
+ * beyond the last one's leaf).  A run is the tuples from *next on that are
+ * below the leaf's high key and fit, as for the first leaf.  Stops at the
+ * first leaf that fails (busy, split since its hint, not the sibling, no
+ * room): the flush then goes on from there the normal way.  Sets comp[]
+ * (their landed flags at landed[]) and *next past the runs taken; returns
+ * how many.
+ *
+ * Why a hinted leaf is the right one: its hint's lo was on it, so the
+ * leaf's low bound is at or below lo, and bounds never rise (src/README,
+ * "Leaf hints"); the run's first tuple sorts above lo (the hint was chosen
+ * so) and below the high key (checked under the lock), so the leaf covers
+ * it now, as the one a descent would find.  Tuples of a unique index's
+ * held-back entries (pending.c) need nothing more: they were checked at
+ * their INSERT, their keys stay registered until their landed flag is set
+ * after the record, and a check of the key locks its first leaf, which
+ * this flush holds while it adds the entry, as it would alone.
+ */
+static int
+_blink_flush_companions(Relation rel, Page page, IndexTuple *itups, int n,
+						int *next, bool *landed, BlinkCompanion *comp)
+{
+	int			ncomp = 0;
+	int			j = *next;
+
+	while (ncomp < blinkam_flush_leaves - 1 && j < n &&
+		   !_blink_below_hikey(rel, page, itups[j]))
+	{
+		BlinkScanInsert key = _blink_mkscankey(rel, itups[j]);
+		bool		busy = false;
+		Buffer		cbuf = _blink_hint_leaf(rel, key, &busy, true);
+		PageHeader	phdr;
+		Size		room;
+		int			m = 0;
+
+		pfree(key);
+		Assert(!busy);
+		if (!BufferIsValid(cbuf))
+			cbuf = _blink_flush_right_sibling(rel, page, itups[j]);
+		if (!BufferIsValid(cbuf))
+			break;
+		page = BufferGetPage(cbuf);
+		phdr = (PageHeader) page;
+		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
+		while (j + m < n)
+		{
+			Size		need = MAXALIGN(IndexTupleSize(itups[j + m])) + sizeof(ItemIdData);
+
+			if (need > room || !_blink_below_hikey(rel, page, itups[j + m]))
+				break;
+			room -= need;
+			m++;
+		}
+		if (m == 0)
+		{
+			_blink_relbuf(rel, cbuf);
+			break;
+		}
+		/* (found by its hint, or remembered now for the next flush) */
+		_blink_hint_remember(rel, cbuf);
+		comp[ncomp].buf = cbuf;
+		comp[ncomp].itups = &itups[j];
+		comp[ncomp].n = m;
+		comp[ncomp].landed = &landed[j];
+		ncomp++;
+		j += m;
+	}
+	*next = j;
+	return ncomp;
+}
+
+/*
  * Insert itups[0..n-1] in key order: a statement buffer's flush (defer.c),
  * whose tuples need no check (a non-unique index's), or had theirs at
  * their INSERT (a unique index's held-back entries, their keys registered
- * in pending.c until they land).  Consecutive tuples that belong on
- * the same leaf and fit there together go in with one WAL record; a tuple
- * that needs a split goes in alone.  landed[i] (initially false) is set
- * once tuple i is in the index, so a caller interrupted by an error knows
- * which tuples are still to do.  unchanged: the statement's aminsert calls
- * passed indexUnchanged (see _blink_insert_leaf).  No lock is held on
- * entry or exit.
+ * in pending.c until they land).  Consecutive tuples that belong on the
+ * same leaf and fit there together go in with one WAL record, and so may
+ * the next runs, on up to blinkam.flush_leaves leaves in all
+ * (_blink_flush_companions); a tuple that needs a split goes in alone.
+ * landed[i] (initially false) is set once tuple i is in the index, so a
+ * caller interrupted by an error knows which tuples are still to do.
+ * unchanged: the statement's aminsert calls passed indexUnchanged (see
+ * _blink_insert_leaf).  No lock is held on entry or exit.
  */
 void
 _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
@@ -1245,8 +1420,13 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		}
 		else
 		{
-			_blink_leaf_write(rel, buf, &itups[i], m, &landed[i]);
-			i += m;
+			BlinkCompanion comp[BLINKAM_FLUSH_LEAVES_MAX - 1];
+			int			next = i + m;
+			int			ncomp = _blink_flush_companions(rel, page, itups, n,
+														&next, landed, comp);
+
+			_blink_leaf_write(rel, buf, &itups[i], m, &landed[i], comp, ncomp);
+			i = next;
 		}
 		blinkam_count(BLINKAM_COUNTER_DEFERRED_LEAF_WRITES, 1);
 		_blink_free_stack(stack);
