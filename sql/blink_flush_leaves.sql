@@ -84,15 +84,20 @@ SELECT blink_check('f_st', true);
 
 -- A record that fails after the companions' runs are on their page copies
 -- (the in_batch stop comes after the first leaf's own run and the
--- companions', before the record): nothing of the statement is in, every
--- page is as it was, and the same statement then goes in.
-SELECT count(*) AS before FROM f \gset
+-- companions', before the record): nothing of the statement is in -- no
+-- leaf item more than before, so every page copied in place was put back
+-- -- and the same statement then goes in, with three companions again.
+CREATE FUNCTION leaf_items(idx regclass) RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM generate_series(1, pg_relation_size(idx) / 8192 - 1) b,
+	       LATERAL blink_page_items(idx, b) i
+	 WHERE i.downlink IS NULL AND NOT i.is_highkey $$;
+SELECT count(*) AS before, leaf_items('f_st') AS items0 FROM f \gset
 SET blinkam.debug_stop_at = 'in_batch';
 BEGIN;
 INSERT INTO f SELECT s, 3001, 'x' FROM generate_series(1, 8) s;
 COMMIT;
 RESET blinkam.debug_stop_at;
-SELECT count(*) - :before AS added FROM f;
+SELECT count(*) - :before AS added, leaf_items('f_st') - :items0 AS items_added FROM f;
 SELECT blink_check('f_st', true);
 SELECT counter('deferred_leaf_writes') AS w0, counter('flush_leaves_grouped') AS g0 \gset
 SELECT both_insert(3001);
@@ -156,5 +161,5 @@ RESET enable_bitmapscan;
 SELECT blink_check('g_k', true);
 
 DROP TABLE f, fb, u, g, gb;
-DROP FUNCTION counter(text), both_insert(int), f_same();
+DROP FUNCTION counter(text), both_insert(int), f_same(), leaf_items(regclass);
 DROP EXTENSION blinkam;

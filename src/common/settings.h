@@ -137,9 +137,13 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_UNIQUE_PROBED,	/* a unique insert has checked its key's
 									 * leaf and pending.c, and holds the
 									 * leaf locked before its insert */
-	BLINKAM_PAUSE_PENDING_LANDED	/* a flush has put waiting unique entries
+	BLINKAM_PAUSE_PENDING_LANDED,	/* a flush has put waiting unique entries
 									 * on their leaves, their keys still in
 									 * pending.c */
+	BLINKAM_PAUSE_UNIQUE_LEAVES_READ	/* a unique check has read pending.c,
+										 * then its key's first leaf and right
+										 * siblings; it holds the first leaf
+										 * only */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

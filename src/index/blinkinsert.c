@@ -31,6 +31,7 @@
 #include "access/xact.h"
 #include "nodes/execnodes.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/lmgr.h"
 #include "storage/predicate.h"
 #include "utils/rel.h"
@@ -655,10 +656,23 @@ _blink_check_pending_holders(Relation heapRel, IndexTuple itup,
 }
 
 /*
- * Look for live rows with the same user key as itup, on the leaf in buf
- * (exclusively locked, the first leaf where the key can appear) and on its
- * right siblings, which are share-locked one at a
- * time while buf stays locked.  key is itup's key without the heap TID.
+ * Look for live rows with the same user key as itup: first, with probe,
+ * among the entries waiting in statement buffers (pending.c), then on the
+ * leaf in buf (exclusively locked, the first leaf where the key can
+ * appear) and on its right siblings, which are share-locked one at a time
+ * while buf stays locked.  key is itup's key without the heap TID.
+ *
+ * Why pending.c first.  A held-back entry's key leaves pending.c only
+ * after the entry is on its leaf, and that leaf may be right of buf's (the
+ * entry's heap TID sorts after the high key of buf's page): the flush
+ * adding it does not need buf.  Read the leaves first and pending.c after,
+ * and the flush could put the entry on a right sibling already read and
+ * take the key out in between: neither look would find it (a helper's
+ * review found that order; pause point unique_leaves_read holds the
+ * window, specs/blink_defer_unique_race).  Read pending.c first: a key
+ * not there then was taken out after its entry was on its leaf, so the
+ * leaves read after show the entry; and no key can come in meanwhile,
+ * since its check needs buf.
  *
  * Returns UNIQUE_ITEM_WAIT with *xwait (and *speculativeToken) set if such
  * a row's inserter or deleter is still in progress, UNIQUE_ITEM_VIOLATION
@@ -688,6 +702,26 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 
 	InitDirtySnapshot(SnapshotDirty);
 	*xwait = InvalidTransactionId;
+
+	/* entries with the key waiting in statement buffers, ours included */
+	if (probe && _blink_pending_any())
+	{
+		BlinkPendingKey pkey;
+		BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
+		int			n;
+
+		if (_blink_pending_key(rel, itup, &pkey) &&
+			(n = _blink_pending_lookup(&pkey, holders)) > 0)
+		{
+			blinkam_count(BLINKAM_COUNTER_PENDING_FOUND, 1);
+			res = _blink_check_pending_holders(heapRel, itup, holders, n,
+											   checkUnique, &SnapshotDirty,
+											   is_unique, xwait,
+											   speculativeToken);
+			if (res != UNIQUE_ITEM_OK)
+				return res;
+		}
+	}
 
 	for (;;)
 	{
@@ -720,27 +754,7 @@ _blink_unique_scan(Relation rel, IndexTuple itup, Relation heapRel,
 
 	if (nbuf != InvalidBuffer)
 		_blink_relbuf(rel, nbuf);
-
-	/*
-	 * Entries with the key that wait in other statement buffers (or ours):
-	 * judged as equal items, while buf is still locked (pending.c).
-	 */
-	if (res == UNIQUE_ITEM_OK && probe)
-	{
-		BlinkPendingKey pkey;
-		BlinkPendingHolder holders[BLINK_PENDING_HOLDERS];
-		int			n;
-
-		if (_blink_pending_any() && _blink_pending_key(rel, itup, &pkey) &&
-			(n = _blink_pending_lookup(&pkey, holders)) > 0)
-		{
-			blinkam_count(BLINKAM_COUNTER_PENDING_FOUND, 1);
-			res = _blink_check_pending_holders(heapRel, itup, holders, n,
-											   checkUnique, &SnapshotDirty,
-											   is_unique, xwait,
-											   speculativeToken);
-		}
-	}
+	blinkam_debug_pause(BLINKAM_PAUSE_UNIQUE_LEAVES_READ);
 
 	if (ndead > 0)
 		_blink_mark_dead_locked(rel, buf, dead, ndead);
@@ -1229,20 +1243,31 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 
 /*
  * The right sibling of the leaf whose page is page (locked by the caller),
- * locked exclusively if it is free at once and itup is below its high key;
- * else InvalidBuffer.  itup is at or above page's high key, which is the
- * sibling's low bound (both read under page's lock; low bounds never
- * rise), so such a sibling covers itup.
+ * locked exclusively if it is in shared buffers and free at once and itup
+ * is below its high key; else InvalidBuffer.  itup is at or above page's
+ * high key, which is the sibling's low bound (both read under page's lock;
+ * low bounds never rise), so such a sibling covers itup.  A sibling not in
+ * shared buffers is not read: the caller holds leaves that others may be
+ * waiting for, and the flush reads it later with nothing held.
  */
 static Buffer
 _blink_flush_right_sibling(Relation rel, Page page, IndexTuple itup)
 {
 	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
+	PrefetchBufferResult found;
 	Buffer		buf;
 
 	if (BlinkPageIsRightmost(opaque))
 		return InvalidBuffer;
-	buf = ReadBuffer(rel, opaque->blink_next);
+	found = PrefetchBuffer(rel, MAIN_FORKNUM, opaque->blink_next);
+	if (!BufferIsValid(found.recent_buffer) ||
+		!ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, opaque->blink_next,
+						  found.recent_buffer))
+		return InvalidBuffer;
+	/* counted as ReadBuffer counts a hit, for pg_statio_*_indexes */
+	pgstat_count_buffer_read(rel);
+	pgstat_count_buffer_hit(rel);
+	buf = found.recent_buffer;
 	if (!ConditionalLockBuffer(buf))
 	{
 		ReleaseBuffer(buf);
