@@ -126,6 +126,12 @@ ok($splits > 50, "the primary split pages ($splits splits)");
 my $passes = $primary->safe_psql('postgres',
 	"SELECT value FROM blinkam_stats() WHERE name = 'dedup_passes'");
 ok($passes > 0, "the primary deduplicated full leaves ($passes passes)");
+# the rounds' random v values reach m_v by flushes over neighbouring
+# leaves: records of several leaves each (blinkam.flush_leaves), replayed
+# and compared page by page like the rest
+my $grouped = $primary->safe_psql('postgres',
+	"SELECT value FROM blinkam_stats() WHERE name = 'flush_leaves_grouped'");
+ok($grouped > 0, "the primary wrote flush records over several leaves ($grouped leaves grouped)");
 ok(!$standby->log_contains('inconsistent page found'),
 	'no inconsistent page during replay');
 
