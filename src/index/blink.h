@@ -542,6 +542,7 @@ extern Oid	_blink_rel_am(Oid relid);
 extern void _blink_init_page(Page page, uint16 flags, uint16 level);
 extern void _blink_init_metapage(Page page, BlockNumber root, uint32 level);
 extern Buffer _blink_getbuf(Relation rel, BlockNumber blkno, int access);
+extern bool _blink_pin_recent(Relation rel, BlockNumber blkno, Buffer recent);
 extern void _blink_lockbuf(Relation rel, Buffer buf, int access);
 extern void _blink_unlock(Relation rel, Buffer buf);
 extern void _blink_relbuf(Relation rel, Buffer buf);

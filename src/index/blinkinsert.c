@@ -31,7 +31,6 @@
 #include "access/xact.h"
 #include "nodes/execnodes.h"
 #include "miscadmin.h"
-#include "pgstat.h"
 #include "storage/lmgr.h"
 #include "storage/predicate.h"
 #include "utils/rel.h"
@@ -1242,6 +1241,32 @@ _blink_insert_leaf(Relation rel, BlinkScanInsert key,
 }
 
 /*
+ * How many of itups[0..n-1] go onto the leaf whose page is page (locked by
+ * the caller): the first ones that stay below its high key and fit
+ * together.  first_belongs: the caller knows itups[0] belongs there (a
+ * flush's leaf found for it), so only the room decides about it.
+ */
+static int
+_blink_run_length(Relation rel, Page page, IndexTuple *itups, int n,
+				  bool first_belongs)
+{
+	Size		room = PageGetExactFreeSpace(page);
+	int			m = 0;
+
+	while (m < n)
+	{
+		Size		need = MAXALIGN(IndexTupleSize(itups[m])) + sizeof(ItemIdData);
+
+		if (need > room ||
+			((m > 0 || !first_belongs) && !_blink_below_hikey(rel, page, itups[m])))
+			break;
+		room -= need;
+		m++;
+	}
+	return m;
+}
+
+/*
  * The right sibling of the leaf whose page is page (locked by the caller),
  * locked exclusively if it is in shared buffers and free at once and itup
  * is below its high key; else InvalidBuffer.  itup is at or above page's
@@ -1260,13 +1285,8 @@ _blink_flush_right_sibling(Relation rel, Page page, IndexTuple itup)
 	if (BlinkPageIsRightmost(opaque))
 		return InvalidBuffer;
 	found = PrefetchBuffer(rel, MAIN_FORKNUM, opaque->blink_next);
-	if (!BufferIsValid(found.recent_buffer) ||
-		!ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, opaque->blink_next,
-						  found.recent_buffer))
+	if (!_blink_pin_recent(rel, opaque->blink_next, found.recent_buffer))
 		return InvalidBuffer;
-	/* counted as ReadBuffer counts a hit, for pg_statio_*_indexes */
-	pgstat_count_buffer_read(rel);
-	pgstat_count_buffer_hit(rel);
 	buf = found.recent_buffer;
 	if (!ConditionalLockBuffer(buf))
 	{
@@ -1326,9 +1346,7 @@ _blink_flush_companions(Relation rel, Page page, IndexTuple *itups, int n,
 		BlinkScanInsert key = _blink_mkscankey(rel, itups[j]);
 		bool		busy = false;
 		Buffer		cbuf = _blink_hint_leaf(rel, key, &busy, true);
-		PageHeader	phdr;
-		Size		room;
-		int			m = 0;
+		int			m;
 
 		pfree(key);
 		Assert(!busy);
@@ -1337,17 +1355,7 @@ _blink_flush_companions(Relation rel, Page page, IndexTuple *itups, int n,
 		if (!BufferIsValid(cbuf))
 			break;
 		page = BufferGetPage(cbuf);
-		phdr = (PageHeader) page;
-		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
-		while (j + m < n)
-		{
-			Size		need = MAXALIGN(IndexTupleSize(itups[j + m])) + sizeof(ItemIdData);
-
-			if (need > room || !_blink_below_hikey(rel, page, itups[j + m]))
-				break;
-			room -= need;
-			m++;
-		}
+		m = _blink_run_length(rel, page, &itups[j], n - j, false);
 		if (m == 0)
 		{
 			_blink_relbuf(rel, cbuf);
@@ -1393,9 +1401,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		BlinkStack	stack;
 		bool		busy = false;
 		Page		page;
-		PageHeader	phdr;
-		Size		room;
-		int			m = 0;
+		int			m;
 
 		/*
 		 * If the leaf is busy, publish the rest of the run (as much as a
@@ -1418,24 +1424,12 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		}
 		_blink_hint_remember(rel, buf);
 
-		page = BufferGetPage(buf);
-		phdr = (PageHeader) page;
-		room = phdr->pd_upper > phdr->pd_lower ? phdr->pd_upper - phdr->pd_lower : 0;
-
 		/*
 		 * itups[i] belongs on this leaf; the next ones do while they stay
 		 * below its high key.  Take them while they fit.
 		 */
-		while (i + m < n)
-		{
-			Size		need = MAXALIGN(IndexTupleSize(itups[i + m])) + sizeof(ItemIdData);
-
-			if (need > room ||
-				(m > 0 && !_blink_below_hikey(rel, page, itups[i + m])))
-				break;
-			room -= need;
-			m++;
-		}
+		page = BufferGetPage(buf);
+		m = _blink_run_length(rel, page, &itups[i], n - i, true);
 
 		if (m == 0)
 		{

@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -158,6 +159,23 @@ _blink_getbuf(Relation rel, BlockNumber blkno, int access)
 	buf = ReadBuffer(rel, blkno);
 	_blink_lockbuf(rel, buf, access);
 	return buf;
+}
+
+/*
+ * Pin block blkno of rel if buffer recent (InvalidBuffer: not known) still
+ * holds it, without the buffer-mapping lookup (ReadRecentBuffer), counted
+ * as ReadBuffer counts a hit, for pg_statio_*_indexes.  Returns false,
+ * pinning nothing, if it does not.
+ */
+bool
+_blink_pin_recent(Relation rel, BlockNumber blkno, Buffer recent)
+{
+	if (!BufferIsValid(recent) ||
+		!ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blkno, recent))
+		return false;
+	pgstat_count_buffer_read(rel);
+	pgstat_count_buffer_hit(rel);
+	return true;
 }
 
 /*

@@ -20,7 +20,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
@@ -301,14 +300,8 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 			return InvalidBuffer;
 	}
 
-	if (BufferIsValid(hint->recent) &&
-		ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, hint->blkno, hint->recent))
-	{
-		/* counted as ReadBuffer counts a hit, for pg_statio_*_indexes */
-		pgstat_count_buffer_read(rel);
-		pgstat_count_buffer_hit(rel);
+	if (_blink_pin_recent(rel, hint->blkno, hint->recent))
 		buf = hint->recent;
-	}
 	else
 		buf = ReadBuffer(rel, hint->blkno);
 	hint->recent = buf;

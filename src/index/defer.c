@@ -388,8 +388,9 @@ _blink_defer_find(Relation rel)
 }
 
 /*
- * A unique index's entry (see blinkinsert.c, "Pending unique entries"),
- * before its check: may it wait here, if the check passes?  Makes its
+ * A unique index's entry (see blinkinsert.c, "Pending unique entries";
+ * the caller has seen blinkam.defer_unique on), before its check: may it
+ * wait here, if the check passes?  Makes its
  * index's buffer ready (catalog lookups included), so that
  * _blink_defer_unique_keep, under the leaf's lock, has only memory to
  * take.
@@ -397,8 +398,7 @@ _blink_defer_find(Relation rel)
 bool
 _blink_defer_unique_prepare(Relation rel, Relation heapRel, IndexInfo *indexInfo)
 {
-	if (!blinkam_defer_unique || !rel->rd_index->indisvalid ||
-		!rel->rd_index->indisready)
+	if (!rel->rd_index->indisvalid || !rel->rd_index->indisready)
 		return false;
 	return _blink_defer_may(rel, heapRel, indexInfo) != NULL;
 }

@@ -7,10 +7,10 @@
  * A unique index's entry may wait in its backend's buffer (defer.c) only if
  * every check of the key that runs meanwhile finds it all the same.  Every
  * unique check of a key -- held back or not -- locks the key's first leaf
- * exclusively and looks at that leaf, its right siblings while the key's
- * range goes on, and here, all under that lock (blinkinsert.c,
- * _blink_unique_scan); so checks of one key serialize on that leaf, as
- * btree's do.  An insert at once puts its entry on a leaf before it lets
+ * exclusively and looks here, then at that leaf and its right siblings
+ * while the key's range goes on, all under that lock (blinkinsert.c,
+ * _blink_unique_scan, says why in that order); so checks of one key
+ * serialize on that leaf, as btree's do.  An insert at once puts its entry on a leaf before it lets
  * the range go; a held-back insert instead enters (key, heap TID, xid)
  * here before it lets go of the first leaf, and takes it out only once the
  * entry is on its leaf (or its row is gone with its subtransaction).  The
