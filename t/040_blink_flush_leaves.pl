@@ -11,6 +11,10 @@
 #    leaf the normal way (publishes its run, which the holder takes).
 # 3. The same for a right sibling, the way a backend with no hint for the
 #    next run finds its leaf (scattered keys).
+# 4. The leaves the hints name are no longer in shared buffers (a large
+#    index scan pushed them out of this node's 8 MB): none is read from
+#    disk while another is held, so each run's leaf is read by the flush
+#    with nothing held and written in a record of its own.
 #
 # Each case: the flush's records and grouped leaves, exactly; then the
 # rows equal a btree twin's, and blink_check passes.
@@ -28,6 +32,7 @@ $node->init;
 $node->append_conf('postgresql.conf', qq(
 shared_preload_libraries = 'blinkam'
 authentication_timeout = 600
+shared_buffers = 8MB
 ));
 BatchCases::start_node($node);
 
@@ -147,6 +152,30 @@ SELECT (SELECT string_agg(k::text, ',' ORDER BY k) FROM g WHERE k > 0)
 	't', 'scattered: the blink index returns the btree twin\'s rows');
 is($node->safe_psql('postgres', "SELECT blink_check('g_k', true)"), '',
 	'scattered: blink_check');
+
+# 4. Fresh hints, all eight leaves in shared buffers: two records of four.
+#    Then the insert of a 45 MB table and an index scan of it (neither
+#    uses a buffer ring, unlike a sequential scan) pass over the 1,024
+#    buffers about eleven times, more than a usage count (at most 5)
+#    survives: the leaves must be read again.
+is(flush_round(4000), '2 6', 'leaves in shared buffers: two records of four');
+$node->safe_psql('postgres', q(
+CREATE TABLE big (id int, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO big SELECT x, repeat('x', 200) FROM generate_series(1, 200000) x;
+CREATE INDEX big_id ON big (id);
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(pad) FROM big WHERE id > 0;
+));
+$s1->query_safe('SELECT pg_stat_force_next_flush()');
+my $read0 = $node->safe_psql('postgres',
+	"SELECT idx_blks_read FROM pg_statio_user_indexes WHERE indexrelname = 'f_st'");
+is(flush_round(4001), '8 0',
+	'leaves not in shared buffers: none read as a companion, one record each');
+$s1->query_safe('SELECT pg_stat_force_next_flush()');
+ok($node->safe_psql('postgres',
+	"SELECT idx_blks_read FROM pg_statio_user_indexes WHERE indexrelname = 'f_st'") - $read0 >= 8,
+	'the eight leaves were read from disk');
+same_rows('leaves read from disk');
 
 $s1->quit;
 $node->stop;

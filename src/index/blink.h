@@ -543,6 +543,7 @@ extern void _blink_init_page(Page page, uint16 flags, uint16 level);
 extern void _blink_init_metapage(Page page, BlockNumber root, uint32 level);
 extern Buffer _blink_getbuf(Relation rel, BlockNumber blkno, int access);
 extern bool _blink_pin_recent(Relation rel, BlockNumber blkno, Buffer recent);
+extern Buffer _blink_pin_cached(Relation rel, BlockNumber blkno, Buffer recent);
 extern void _blink_lockbuf(Relation rel, Buffer buf, int access);
 extern void _blink_unlock(Relation rel, Buffer buf);
 extern void _blink_relbuf(Relation rel, Buffer buf);
@@ -557,6 +558,17 @@ extern void _blink_forget_root(Relation rel);
 extern BlinkRelCache *_blink_relcache(Relation rel);
 extern void _blink_page_changed(Page page);
 extern BlinkMetaPageData *_blink_read_meta(Relation rel, BlinkMetaPageData *copy);
+
+/*
+ * How _blink_hint_leaf takes the leaf a hint names (see there).
+ */
+typedef enum BlinkHintMode
+{
+	BLINK_HINT_MOVE,			/* an aminsert: move right from it as needed */
+	BLINK_HINT_EXACT,			/* a flush's run: only if it covers the key */
+	BLINK_HINT_HELD				/* as exact, for a flush holding leaves: only
+								 * if in shared buffers, and no pause point */
+} BlinkHintMode;
 
 /* blinksearch.c */
 extern int32 _blink_compare(Relation rel, BlinkScanInsert key, Page page,
@@ -573,7 +585,7 @@ extern Buffer _blink_moveright(Relation rel, BlinkScanInsert key, Buffer buf,
 extern BlinkStack _blink_search(Relation rel, BlinkScanInsert key, Buffer *bufp,
 								int access, uint32 target_level);
 extern Buffer _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
-							   bool exact);
+							   BlinkHintMode mode);
 extern void _blink_hint_remember(Relation rel, Buffer buf);
 extern BlinkStack _blink_search_ext(Relation rel, BlinkScanInsert key,
 									Buffer *bufp, int access,

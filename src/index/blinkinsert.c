@@ -247,7 +247,8 @@ static BlinkStack
 _blink_find_leaf(Relation rel, BlinkScanInsert key, Buffer *bufp, bool *nolock,
 				 bool exact)
 {
-	*bufp = _blink_hint_leaf(rel, key, nolock, exact);
+	*bufp = _blink_hint_leaf(rel, key, nolock,
+							 exact ? BLINK_HINT_EXACT : BLINK_HINT_MOVE);
 	if (BufferIsValid(*bufp))
 		return NULL;
 	return _blink_search_ext(rel, key, bufp, BUFFER_LOCK_EXCLUSIVE, 0, nolock);
@@ -1279,15 +1280,13 @@ static Buffer
 _blink_flush_right_sibling(Relation rel, Page page, IndexTuple itup)
 {
 	BlinkPageOpaque opaque = BlinkPageGetOpaque(page);
-	PrefetchBufferResult found;
 	Buffer		buf;
 
 	if (BlinkPageIsRightmost(opaque))
 		return InvalidBuffer;
-	found = PrefetchBuffer(rel, MAIN_FORKNUM, opaque->blink_next);
-	if (!_blink_pin_recent(rel, opaque->blink_next, found.recent_buffer))
+	buf = _blink_pin_cached(rel, opaque->blink_next, InvalidBuffer);
+	if (!BufferIsValid(buf))
 		return InvalidBuffer;
-	buf = found.recent_buffer;
 	if (!ConditionalLockBuffer(buf))
 	{
 		ReleaseBuffer(buf);
@@ -1312,10 +1311,11 @@ _blink_flush_right_sibling(Relation rel, Page page, IndexTuple itup)
  * is held, against the lock order): by a leaf hint of this backend's (the
  * IoT case: a sensor's leaf, far right of the last one), else as the
  * right sibling of the last leaf (scattered keys, a run on nearly every
- * leaf).  Each is locked only if free at once (_blink_hint_leaf with
- * exact; _blink_flush_right_sibling), so nothing here ever waits while a
- * leaf is held, and kept only if the run's first tuple is below its high
- * key.  The leaves are taken left to right (keys ascend, each run starts
+ * leaf).  Each is pinned only if a buffer holds it already and locked
+ * only if free at once (_blink_hint_leaf with BLINK_HINT_HELD;
+ * _blink_flush_right_sibling), so nothing here ever reads from disk or
+ * waits while a leaf is held, and kept only if the run's first tuple is
+ * below its high key.  The leaves are taken left to right (keys ascend, each run starts
  * beyond the last one's leaf).  A run is the tuples from *next on that are
  * below the leaf's high key and fit, as for the first leaf.  Stops at the
  * first leaf that fails (busy, split since its hint, not the sibling, no
@@ -1345,7 +1345,7 @@ _blink_flush_companions(Relation rel, Page page, IndexTuple *itups, int n,
 	{
 		BlinkScanInsert key = _blink_mkscankey(rel, itups[j]);
 		bool		busy = false;
-		Buffer		cbuf = _blink_hint_leaf(rel, key, &busy, true);
+		Buffer		cbuf = _blink_hint_leaf(rel, key, &busy, BLINK_HINT_HELD);
 		int			m;
 
 		pfree(key);

@@ -179,6 +179,26 @@ _blink_pin_recent(Relation rel, BlockNumber blkno, Buffer recent)
 }
 
 /*
+ * Pin block blkno of rel only if a buffer holds it already -- recent
+ * first, else the buffer the mapping names (PrefetchBuffer, which at most
+ * asks the kernel to read ahead) -- and return that buffer; InvalidBuffer,
+ * pinning nothing, if none does.  No read and no eviction, so a backend
+ * holding leaf locks may call it: a flush looking for its next leaves.
+ */
+Buffer
+_blink_pin_cached(Relation rel, BlockNumber blkno, Buffer recent)
+{
+	PrefetchBufferResult found;
+
+	if (_blink_pin_recent(rel, blkno, recent))
+		return recent;
+	found = PrefetchBuffer(rel, MAIN_FORKNUM, blkno);
+	if (_blink_pin_recent(rel, blkno, found.recent_buffer))
+		return found.recent_buffer;
+	return InvalidBuffer;
+}
+
+/*
  * Lock buf (pinned) in mode access and check that it is a blink page;
  * a lock that had to wait is counted, by the kind of page.
  */

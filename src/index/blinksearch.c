@@ -256,23 +256,30 @@ _blink_moveright_nowait(Relation rel, BlinkScanInsert key, Buffer buf,
  * with *nolock set: key is at or above its low bound all the same, which
  * is what a descent that stops at a busy leaf knows of it.
  *
- * exact: take the hint only if its leaf covers key as it is (and, with
- * nolock, is free); a hinted leaf that key lies beyond (it has split
- * since), or one found busy, is let go and InvalidBuffer returned, for
- * the caller to descend.  A statement buffer's flush asks that: its hint
- * is on the hot right-most leaf of a growing key, which other backends
- * split while this one is away -- under many clients, by the next flush,
- * several times over, and moving right through those halves (or
- * publishing on one of them) costs more than a descent (src/README,
- * "Leaf hints").
+ * mode BLINK_HINT_EXACT: take the hint only if its leaf covers key as it
+ * is (and, with nolock, is free); a hinted leaf that key lies beyond (it
+ * has split since), or one found busy, is let go and InvalidBuffer
+ * returned, for the caller to descend.  A statement buffer's flush asks
+ * that: its hint is on the hot right-most leaf of a growing key, which
+ * other backends split while this one is away -- under many clients, by
+ * the next flush, several times over, and moving right through those
+ * halves (or publishing on one of them) costs more than a descent
+ * (src/README, "Leaf hints").  BLINK_HINT_HELD: as exact, for a flush that
+ * holds leaves while it looks for the next (_blink_flush_companions): the
+ * leaf is taken only if a buffer holds it already (no read from disk, no
+ * eviction under those locks), and the pause point is skipped (a test
+ * holding the backend there would hold the leaves too, out of
+ * isolationtester's sight).
  */
 Buffer
-_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
+_blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock,
+				 BlinkHintMode mode)
 {
 	BlinkRelCache *cache = _blink_relcache(rel);
 	BlinkLeafHint *hint;
 	int			lo = 0;
 	int			hi = cache->nhints;
+	bool		exact = (mode != BLINK_HINT_MOVE);
 	Buffer		buf;
 
 	cache->hint_last = -1;
@@ -300,7 +307,14 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 			return InvalidBuffer;
 	}
 
-	if (_blink_pin_recent(rel, hint->blkno, hint->recent))
+	if (mode == BLINK_HINT_HELD)
+	{
+		Assert(nolock != NULL);
+		buf = _blink_pin_cached(rel, hint->blkno, hint->recent);
+		if (!BufferIsValid(buf))
+			return InvalidBuffer;
+	}
+	else if (_blink_pin_recent(rel, hint->blkno, hint->recent))
 		buf = hint->recent;
 	else
 		buf = ReadBuffer(rel, hint->blkno);
@@ -309,7 +323,8 @@ _blink_hint_leaf(Relation rel, BlinkScanInsert key, bool *nolock, bool exact)
 	cache->hint_last = lo - 1;
 
 	/* a relcache reload may free the cache from here on: no more use */
-	blinkam_debug_pause(BLINKAM_PAUSE_HINT_PINNED);
+	if (mode != BLINK_HINT_HELD)
+		blinkam_debug_pause(BLINKAM_PAUSE_HINT_PINNED);
 	if (nolock != NULL)
 	{
 		if (!ConditionalLockBuffer(buf))
