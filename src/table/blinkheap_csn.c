@@ -49,11 +49,11 @@
  *
  * Per xid x (not ours; the caller asked TransactionIdIsCurrentTransactionId):
  *	  x < xmin: committed per clog -> visible; x >= xmax: invisible;
- *	  map entry (csn, top) found: top in E2 -> visible; top in E1 or
- *	  csn > H1 -> invisible; H0 < csn <= H1 (numbered while the view was
- *	  being built) -> the slow path; csn <= H0 -> visible (for a subxid
- *	  whose top is >= xmin, only while top's own entry is still in the
- *	  map: see "Eviction"); not found (never assigned, evicted, prepared,
+ *	  map entry (csn, top) found: top < xmin or top in E2 -> visible;
+ *	  top in E1 or csn > H1 -> invisible; H0 < csn <= H1 (numbered while
+ *	  the view was being built) -> the slow path; csn <= H0 -> visible
+ *	  (for a subxid, only while top's own entry is still in the map: see
+ *	  "Eviction"); not found (never assigned, evicted, prepared,
  *	  standby, after a restart, CSNs off): XidInMVCCSnapshot and clog,
  *	  exactly as PostgreSQL.
  *
@@ -78,6 +78,15 @@
  *	    that, so the slot read saw T in C; T left the proc array, so clog
  *	    is final and T is in E2 (an aborted T is not added, and never gets
  *	    a CSN).  In between: the slow path.  Either way: visible.
+ * And a T below xmin whose subxid s is at or above xmin (an xid between
+ * them was still running at t):
+ *	(c) T was not running at t, and s is mapped only once T has
+ *	    committed: visible, whatever the CSN.  E2 does not hold T (only
+ *	    committing xids in [xmin, xmax)), so top < xmin is asked before
+ *	    any comparison with H1: a T that was committing while the view
+ *	    was built, numbered after H1, would otherwise make s invisible
+ *	    (specs/csn_subxid_below_xmin; in READ COMMITTED the view then
+ *	    served every statement until the snapshot's content changed).
  * A subtransaction's xid maps to its top-level xid, which is what xip
  * holds; only committed subxids are mapped, so a mapped subxid is
  * committed whenever its top is.  A stale committing slot (a backend that
@@ -593,7 +602,13 @@ _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
 			bool		decided = true;
 			bool		visible = false;
 
-			if (view.nvisible > 0 && csn_in(top, view.visible, view.nvisible))
+			/*
+			 * A mapped xid has committed, and a top below xmin had left
+			 * the proc array before the snapshot, whatever its CSN (case
+			 * (c) of the header: E2 holds no xid below xmin).
+			 */
+			if (TransactionIdPrecedes(top, snapshot->xmin) ||
+				(view.nvisible > 0 && csn_in(top, view.visible, view.nvisible)))
 				visible = true;
 			else if (csn > view.horizon_after ||
 					 (view.ninvisible > 0 &&
@@ -606,10 +621,9 @@ _bh_xid_visible_committed(TransactionId xid, Snapshot snapshot,
 			 * csn <= H0 and top not in E1: visible -- unless xid is a
 			 * subxid whose top was in xip and lost its own map entry
 			 * before the E1 pass could find it (see "Eviction").  Found
-			 * now means found then; a top below xmin was not in xip.
+			 * now means found then.
 			 */
 			else if (TransactionIdEquals(top, xid) ||
-					 TransactionIdPrecedes(top, snapshot->xmin) ||
 					 (csn_map_lookup(csn_view_fxid(top), &top_csn, &top_top) &&
 					  top_csn == csn))
 				visible = true;
