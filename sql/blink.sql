@@ -147,6 +147,42 @@ RESET enable_sort; RESET enable_material; RESET max_parallel_workers_per_gather;
 SELECT count(*), sum(b.id) FROM small s JOIN big b ON b.id = s.id;
 SELECT blink_check('small_id', true);
 
+-- the same with = ANY on the inner index scan: the merge join marks it in
+-- one combination of the array's elements and restores it after the scan
+-- has gone on to the next; each value's rows span several leaves
+CREATE TABLE mr_o (a int);
+INSERT INTO mr_o VALUES (1), (1), (2), (2), (3), (3);
+CREATE INDEX mr_o_a ON mr_o (a);
+CREATE TABLE mr_i (a int, pad int);
+INSERT INTO mr_i SELECT g % 4, g FROM generate_series(1, 3000) g;
+CREATE TABLE mr_b AS SELECT * FROM mr_i;
+CREATE INDEX mr_i_a ON mr_i USING blink (a);
+CREATE INDEX mr_b_a ON mr_b (a);
+VACUUM ANALYZE mr_o, mr_i, mr_b;
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
+SET enable_bitmapscan = off; SET enable_sort = off; SET enable_material = off;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (costs off) SELECT count(*), sum(i.pad) FROM mr_o o JOIN mr_i i ON i.a = o.a
+  WHERE i.a = ANY ('{1,2,3}') AND o.a = ANY ('{1,2,3}');
+SELECT 'blink' AS am, count(*), sum(i.pad) FROM mr_o o JOIN mr_i i ON i.a = o.a
+  WHERE i.a = ANY ('{1,2,3}') AND o.a = ANY ('{1,2,3}')
+UNION ALL
+SELECT 'btree', count(*), sum(i.pad) FROM mr_o o JOIN mr_b i ON i.a = o.a
+  WHERE i.a = ANY ('{1,2,3}') AND o.a = ANY ('{1,2,3}');
+-- index-only, the tuples restored from the mark
+EXPLAIN (costs off) SELECT count(*), sum(i.a) FROM mr_o o JOIN mr_i i ON i.a = o.a
+  WHERE i.a = ANY ('{3,1,2}') AND o.a = ANY ('{1,2,3}');
+SELECT 'blink' AS am, count(*), sum(i.a) FROM mr_o o JOIN mr_i i ON i.a = o.a
+  WHERE i.a = ANY ('{3,1,2}') AND o.a = ANY ('{1,2,3}')
+UNION ALL
+SELECT 'btree', count(*), sum(i.a) FROM mr_o o JOIN mr_b i ON i.a = o.a
+  WHERE i.a = ANY ('{3,1,2}') AND o.a = ANY ('{1,2,3}');
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_seqscan;
+RESET enable_bitmapscan; RESET enable_sort; RESET enable_material;
+RESET max_parallel_workers_per_gather;
+SELECT blink_check('mr_i_a', true);
+DROP TABLE mr_o, mr_i, mr_b;
+
 -- VACUUM after deletes: entries go, answers stay right
 DELETE FROM big WHERE id % 10 = 0 OR id < -5000;
 VACUUM big;

@@ -379,6 +379,7 @@ typedef struct BlinkArrayKey
 {
 	int			scan_key;		/* index of the key in keyData */
 	int			cur_elem;
+	int			mark_elem;		/* cur_elem when the scan was marked */
 	int			num_elems;
 	Datum	   *elem_values;
 } BlinkArrayKey;
@@ -400,8 +401,8 @@ typedef struct BlinkScanOpaqueData
 	char	   *currTuples;
 	char	   *markTuples;
 	BlinkScanPos currPos;
-	BlinkScanPos markPos;		/* valid when markItemIndex < 0 */
-	int			markItemIndex;	/* >= 0: mark within currPos */
+	BlinkScanPos markPos;		/* the marked position, and its array keys'
+								 * mark_elem */
 	/* items of currPos whose rows the heap found dead to all (kill_prior_tuple) */
 	int			numKilled;
 	int			killedItems[BLINK_MAX_TIDS_PER_PAGE];

@@ -238,7 +238,7 @@ _blink_preprocess_keys(IndexScanDesc scan)
 				so->qual_ok = false;
 				continue;
 			}
-			ak->cur_elem = 0;
+			ak->cur_elem = ak->mark_elem = 0;
 			sk->sk_argument = ak->elem_values[0];
 			if (sk->sk_strategy == BTEqualStrategyNumber && ak->num_elems > 1)
 				so->numArrayKeys++;
@@ -985,6 +985,23 @@ _blink_start_key(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
+ * The bounds of the current (primitive) scan in index order, from the
+ * scan keys as they are now (the array keys' current combination).
+ */
+static void
+_blink_set_bounds(IndexScanDesc scan)
+{
+	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+
+	if (so->lowKey)
+		pfree(so->lowKey);
+	if (so->highKey)
+		pfree(so->highKey);
+	so->lowKey = _blink_start_key(scan, ForwardScanDirection);
+	so->highKey = _blink_start_key(scan, BackwardScanDirection);
+}
+
+/*
  * Start a (primitive) scan: descend to the first leaf in direction dir
  * and read pages until one has matches.
  */
@@ -1000,13 +1017,7 @@ _blink_first(IndexScanDesc scan, ScanDirection dir)
 	pgstat_count_index_scan(rel);
 	_blink_leave_pos(scan);
 
-	/* The bounds of this (primitive) scan, in index order. */
-	if (so->lowKey)
-		pfree(so->lowKey);
-	if (so->highKey)
-		pfree(so->highKey);
-	so->lowKey = _blink_start_key(scan, ForwardScanDirection);
-	so->highKey = _blink_start_key(scan, BackwardScanDirection);
+	_blink_set_bounds(scan);
 
 	/*
 	 * Parallel: unless this backend is the first, continue from where the
@@ -1109,7 +1120,6 @@ blinkbeginscan(Relation rel, int nkeys, int norderbys)
 	so->currPos.currPage = InvalidBlockNumber;
 	so->markPos.buf = InvalidBuffer;
 	so->markPos.currPage = InvalidBlockNumber;
-	so->markItemIndex = -1;
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
 	return scan;
@@ -1126,7 +1136,6 @@ blinkrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	_blink_unpin_pos(&so->markPos);
 	so->currPos.currPage = InvalidBlockNumber;
 	so->markPos.currPage = InvalidBlockNumber;
-	so->markItemIndex = -1;
 	so->arrayKeyCount = 0;
 	so->pendingWaited = false;
 
@@ -1306,7 +1315,12 @@ _blink_copy_pos(BlinkScanOpaque so, BlinkScanPos *dst, char *dsttuples,
 
 /*
  * Mark and restore: the position is copied whole (with its pin, if any),
- * so restoring needs no page access.
+ * so restoring needs no page access.  With = ANY keys the position belongs
+ * to one combination of their elements, whose bounds decide where the
+ * scan stops and which combination comes next: the mark keeps each array
+ * key's element, and a restore that changes them sets the bounds again
+ * (a merge join re-reading its inner side lost every row of the
+ * combinations between the mark and the restore).
  */
 void
 blinkmarkpos(IndexScanDesc scan)
@@ -1314,13 +1328,29 @@ blinkmarkpos(IndexScanDesc scan)
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
 
 	_blink_copy_pos(so, &so->markPos, so->markTuples, &so->currPos, so->currTuples);
+	for (int i = 0; i < so->numArrayKeys; i++)
+		so->arrayKeys[i].mark_elem = so->arrayKeys[i].cur_elem;
 }
 
 void
 blinkrestrpos(IndexScanDesc scan)
 {
 	BlinkScanOpaque so = (BlinkScanOpaque) scan->opaque;
+	bool		moved = false;
 
 	_blink_leave_pos(scan);
 	_blink_copy_pos(so, &so->currPos, so->currTuples, &so->markPos, so->markTuples);
+	for (int i = 0; i < so->numArrayKeys; i++)
+	{
+		BlinkArrayKey *ak = &so->arrayKeys[i];
+
+		if (ak->cur_elem != ak->mark_elem)
+		{
+			ak->cur_elem = ak->mark_elem;
+			so->keyData[ak->scan_key].sk_argument = ak->elem_values[ak->cur_elem];
+			moved = true;
+		}
+	}
+	if (moved)
+		_blink_set_bounds(scan);
 }
