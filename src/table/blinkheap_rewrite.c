@@ -37,23 +37,29 @@
  * records and logical-decoding rewrite mappings, neither of which applies
  * to a table logged with generic WAL.
  *
- * Update chains are not carried over.  Every copied tuple's t_ctid points
- * at its own new TID (except a cross-partition move marker, which is
- * kept), so a recently dead version that was updated now looks deleted.
- * That is safe here: cluster.c holds AccessExclusiveLock for the whole
- * rewrite, so no transaction that has touched the table before can still
- * act on it afterwards, and a READ COMMITTED statement takes its snapshot
- * after acquiring its table lock, i.e. after the CLUSTER committed, and
- * therefore never sees the old version at all.  The only snapshots that
- * can still see a recently dead version are REPEATABLE READ and
- * SERIALIZABLE snapshots taken before the CLUSTER by transactions that
- * had not locked the table yet; when such a transaction tries to update,
- * delete or lock that version it fails with a serialization error,
- * whether the version says "updated" or "deleted" (the message says
- * "concurrent delete" instead of "concurrent update").  EvalPlanQual,
- * the one reader that follows t_ctid to a newer version, runs only in
- * READ COMMITTED.  Chain followers (currtid, tuple_get_latest_tid) stop
- * at the self-pointing version, as they would at any deleted one.
+ * Update chains are carried over.  A kept version that was updated (xmax
+ * an updater, not only a locker, and t_ctid pointing elsewhere) must
+ * point at its successor's NEW TID: a REPEATABLE READ transaction whose
+ * snapshot predates the update can still lock that old version, and a
+ * FOR KEY SHARE lock (a foreign key check) on it must be carried to the
+ * newest version, or a DELETE of that one would not wait for it and the
+ * child row would be left without its parent.  (Until 2026-11-28 every
+ * copy pointed at itself, on the argument that such a transaction could
+ * only fail on it; a helper's review found the key-share case,
+ * specs/blinkheap_cluster_chain.)  The versions come in any order (heap
+ * order, index order, sorted), so two maps join them, as PostgreSQL's
+ * own rewrite does: "moved" holds (xmin, old TID) -> new TID of written
+ * versions that an update made (HEAP_UPDATED) no earlier than
+ * OldestXmin, whose predecessors may still come; "held" holds versions
+ * whose successor -- (update xid, old t_ctid) -- has not been written
+ * yet.  A version whose successor is in "moved" is written pointing at
+ * it; otherwise it is held.  Writing a version then releases the held
+ * predecessor waiting for it, which is written pointing at it, and so on
+ * down the chain.  The key's xid check is what makes a match a link: an
+ * old TID reused by an unrelated row has another xmin.  Versions still
+ * held at the end (their successor was not kept) point at themselves, as
+ * a deleted version does.  A cross-partition move marker is kept as it
+ * is.
  *
  * TOAST: as heap's rewrite does, a rebuilt tuple with external values or
  * over TOAST_TUPLE_THRESHOLD goes through heap_toast_insert_or_update on
@@ -84,6 +90,8 @@
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/smgr.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
 #include "common/gxlog.h"
@@ -148,7 +156,49 @@ typedef struct BhRewriteState
 	BlockNumber pages_written;
 	Datum	   *values;			/* deform/form work arrays */
 	bool	   *isnull;
+	/* update chains (see the file header) */
+	TransactionId oldest_xmin;
+	MemoryContext chain_cxt;
+	HTAB	   *moved;			/* BhChainKey -> BhMoved */
+	HTAB	   *held;			/* BhChainKey -> BhHeld */
 } BhRewriteState;
+
+/*
+ * One end of an update-chain link: the version whose xmin is xid at TID
+ * tid of the old table.  Zeroed before it is filled (hashed as bytes).
+ */
+typedef struct BhChainKey
+{
+	TransactionId xid;
+	ItemPointerData tid;
+} BhChainKey;
+
+/* a written version that a later-read predecessor may point to */
+typedef struct BhMoved
+{
+	BhChainKey	key;			/* (its xmin, its old TID) */
+	ItemPointerData new_tid;
+} BhMoved;
+
+/* a version waiting for its successor to be written */
+typedef struct BhHeld
+{
+	BhChainKey	key;			/* its successor: (update xid, old t_ctid) */
+	ItemPointerData old_tid;	/* its own old TID */
+	HeapTuple	tuple;			/* rebuilt, in chain_cxt */
+} BhHeld;
+
+static ItemPointerData _bh_rewrite_add(BhRewriteState *rs, HeapTuple tuple);
+static void _bh_rewrite_chain(BhRewriteState *rs, HeapTuple tuple,
+							  ItemPointer old_tid, ItemPointer old_ctid);
+
+static void
+_bh_chain_key(BhChainKey *key, TransactionId xid, ItemPointer tid)
+{
+	memset(key, 0, sizeof(BhChainKey));
+	key->xid = xid;
+	key->tid = *tid;
+}
 
 /*
  * Write the private page image as the next block of the new table, in
@@ -218,7 +268,6 @@ _bh_rewrite_tuple(BhRewriteState *rs, HeapTuple tuple)
 	HeapTuple	stored;
 	xl_heap_freeze_tuple frz;
 	bool		totally_frozen;
-	Size		len;
 	int			i;
 
 	heap_deform_tuple(tuple, olddesc, rs->values, rs->isnull);
@@ -258,7 +307,26 @@ _bh_rewrite_tuple(BhRewriteState *rs, HeapTuple tuple)
 	else
 		stored = copy;
 
-	len = MAXALIGN(stored->t_len);
+	if (stored != copy)
+	{
+		heap_freetuple(copy);
+		copy = stored;
+	}
+	_bh_rewrite_chain(rs, copy, &tuple->t_self, &tuple->t_data->t_ctid);
+}
+
+/*
+ * Add tuple (its t_ctid set: invalid for "itself", or a new TID, or a
+ * cross-partition move marker) to the page being filled, writing that
+ * page first when the tuple does not fit; returns its new TID.
+ */
+static ItemPointerData
+_bh_rewrite_add(BhRewriteState *rs, HeapTuple tuple)
+{
+	Size		len = MAXALIGN(tuple->t_len);
+	OffsetNumber off;
+	ItemPointerData tid;
+
 	if (len > BLINKHEAP_MAX_TUPLE_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -269,15 +337,111 @@ _bh_rewrite_tuple(BhRewriteState *rs, HeapTuple tuple)
 	if (rs->page_used &&
 		len + rs->save_free > _bh_page_free_space(rs->page))
 		_bh_rewrite_flush(rs);
-	if (PageAddItemExtended(rs->page, (Item) stored->t_data, stored->t_len,
-							InvalidOffsetNumber, PAI_IS_HEAP) == InvalidOffsetNumber)
+	off = PageAddItemExtended(rs->page, (Item) tuple->t_data, tuple->t_len,
+							  InvalidOffsetNumber, PAI_IS_HEAP);
+	if (off == InvalidOffsetNumber)
 		elog(ERROR, "failed to add tuple to a new page of blinkheap table \"%s\"",
 			 RelationGetRelationName(rs->new_rel));
 	rs->page_used = true;
+	ItemPointerSet(&tid, rs->pages_written, off);
+	return tid;
+}
 
-	if (stored != copy)
-		heap_freetuple(stored);
-	heap_freetuple(copy);
+/*
+ * Write tuple, the rebuilt copy (palloc'd; freed here) of the version at
+ * old_tid whose old t_ctid was old_ctid, keeping its update chain (see
+ * the file header): point it at its successor's new TID, or hold it
+ * until that is known; once written, release the predecessor held for
+ * it, and so on.
+ */
+static void
+_bh_rewrite_chain(BhRewriteState *rs, HeapTuple tuple, ItemPointer old_tid,
+				  ItemPointer old_ctid)
+{
+	HeapTupleHeader htup = tuple->t_data;
+	ItemPointerData self = *old_tid;
+	BhChainKey	key;
+	bool		found;
+
+	if (!(htup->t_infomask & HEAP_XMAX_INVALID) &&
+		!HeapTupleHeaderIsOnlyLocked(htup) &&
+		!HeapTupleHeaderIndicatesMovedPartitions(htup) &&
+		!ItemPointerEquals(old_tid, old_ctid))
+	{
+		BhMoved    *moved;
+
+		_bh_chain_key(&key, HeapTupleHeaderGetUpdateXid(htup), old_ctid);
+		moved = hash_search(rs->moved, &key, HASH_FIND, NULL);
+		if (moved != NULL)
+			htup->t_ctid = moved->new_tid;
+		else
+		{
+			BhHeld	   *held = hash_search(rs->held, &key, HASH_ENTER, &found);
+
+			/* one successor has one predecessor; else end this one here */
+			if (!found)
+			{
+				held->old_tid = self;
+				held->tuple = MemoryContextAllocZero(rs->chain_cxt,
+													 HEAPTUPLESIZE + tuple->t_len);
+				held->tuple->t_len = tuple->t_len;
+				held->tuple->t_data = (HeapTupleHeader)
+					((char *) held->tuple + HEAPTUPLESIZE);
+				memcpy(held->tuple->t_data, htup, tuple->t_len);
+				heap_freetuple(tuple);
+				return;
+			}
+		}
+	}
+
+	for (;;)
+	{
+		ItemPointerData new_tid = _bh_rewrite_add(rs, tuple);
+		TransactionId xmin = HeapTupleHeaderGetXmin(tuple->t_data);
+		bool		made_by_update =
+			(tuple->t_data->t_infomask & HEAP_UPDATED) != 0;
+		BhHeld	   *held;
+
+		pfree(tuple);
+
+		/*
+		 * A predecessor can still be kept only if the update that made
+		 * this version is no older than OldestXmin (an older one left it
+		 * DEAD).
+		 */
+		if (!made_by_update || !TransactionIdIsNormal(xmin) ||
+			TransactionIdPrecedes(xmin, rs->oldest_xmin))
+			return;
+		_bh_chain_key(&key, xmin, &self);
+		held = hash_search(rs->held, &key, HASH_FIND, NULL);
+		if (held == NULL)
+		{
+			BhMoved    *moved = hash_search(rs->moved, &key, HASH_ENTER, &found);
+
+			moved->new_tid = new_tid;
+			return;
+		}
+		/* the predecessor waiting for this version goes next */
+		tuple = held->tuple;
+		self = held->old_tid;
+		tuple->t_data->t_ctid = new_tid;
+		hash_search(rs->held, &key, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * The versions still held at the end of the copy: their successors were
+ * not kept, so each ends its chain, pointing at itself.
+ */
+static void
+_bh_rewrite_chain_end(BhRewriteState *rs)
+{
+	HASH_SEQ_STATUS status;
+	BhHeld	   *held;
+
+	hash_seq_init(&status, rs->held);
+	while ((held = hash_seq_search(&status)) != NULL)
+		(void) _bh_rewrite_add(rs, held->tuple);
 }
 
 /*
@@ -321,6 +485,22 @@ blinkheap_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 	_bh_init_page(rs.page);
 	rs.values = palloc(sizeof(Datum) * RelationGetDescr(NewTable)->natts);
 	rs.isnull = palloc(sizeof(bool) * RelationGetDescr(NewTable)->natts);
+	rs.oldest_xmin = OldestXmin;
+	rs.chain_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "blinkheap rewrite chains",
+										 ALLOCSET_DEFAULT_SIZES);
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(BhChainKey);
+		ctl.hcxt = rs.chain_cxt;
+		ctl.entrysize = sizeof(BhMoved);
+		rs.moved = hash_create("blinkheap rewrite moved versions", 1024, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		ctl.entrysize = sizeof(BhHeld);
+		rs.held = hash_create("blinkheap rewrite held versions", 128, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 
 	if (use_sort)
 		sort = tuplesort_begin_cluster(RelationGetDescr(OldTable), OldIndex,
@@ -461,7 +641,9 @@ blinkheap_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
 		tuplesort_end(sort);
 	}
 
+	_bh_rewrite_chain_end(&rs);
 	_bh_rewrite_flush(&rs);
+	MemoryContextDelete(rs.chain_cxt);
 
 	/*
 	 * The new relfrozenxid and relminmxid.  Everything older than the
