@@ -1440,6 +1440,17 @@ l2:
 			_bh_set_xmax(heaptup->t_data, InvalidTransactionId,
 						 HEAP_XMAX_INVALID, 0);
 		}
+
+		/*
+		 * SERIALIZABLE: the check above ran before the window.  A reader
+		 * that began while the page was let go read the old version as
+		 * live (its xmax only our lock) and took its predicate locks after
+		 * that check, so the check is made again now, with both pages
+		 * locked until the record below makes the update visible (heap
+		 * checks only here).  An error leaves our lock-only xmax, which
+		 * our abort voids.  specs/blinkheap_serializable_update.
+		 */
+		CheckForSerializableConflictIn(rel, otid, BufferGetBlockNumber(buf));
 	}
 
 	/*
