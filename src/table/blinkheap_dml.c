@@ -675,6 +675,14 @@ _bh_prepare_insert(Relation rel, HeapTuple tup, TransactionId xid,
 	tup->t_data->t_infomask2 &= ~HEAP2_XACT_MASK;
 	tup->t_data->t_infomask |= HEAP_XMAX_INVALID;
 	HeapTupleHeaderSetXmin(tup->t_data, xid);
+	/*
+	 * TABLE_INSERT_FROZEN (COPY FREEZE, REFRESH MATERIALIZED VIEW, into
+	 * storage made in this transaction): frozen at once, as heap stores
+	 * them -- visible to every snapshot once the storage is, and never to
+	 * be frozen by VACUUM.  specs/blinkheap_insert_frozen.
+	 */
+	if (options & HEAP_INSERT_FROZEN)
+		HeapTupleHeaderSetXminFrozen(tup->t_data);
 	HeapTupleHeaderSetCmin(tup->t_data, cid);
 	HeapTupleHeaderSetXmax(tup->t_data, 0);
 	tup->t_tableOid = RelationGetRelid(rel);
