@@ -387,6 +387,15 @@ _blink_readpage(IndexScanDesc scan, Buffer buf, ScanDirection dir)
 						 opaque->blink_level);
 
 	/*
+	 * old_snapshot_threshold: a leaf changed since an old snapshot was
+	 * taken may have lost entries its rows still need (VACUUM with a
+	 * horizon limited for old snapshots): the scan fails with "snapshot
+	 * too old" rather than answer without them, as nbtree's do.  Every
+	 * leaf a scan reads comes here (plain, index-only, bitmap, parallel).
+	 */
+	TestForOldSnapshot(scan->xs_snapshot, rel, page);
+
+	/*
 	 * SERIALIZABLE: a predicate lock on every leaf a scan reads, taken
 	 * while the leaf is locked, so an insert into it (which checks under
 	 * its exclusive lock) either comes before and is seen, or after and

@@ -56,6 +56,7 @@ _bh_fetch(Relation rel, Snapshot snapshot, HeapTuple tuple, Buffer *userbuf,
 	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&tid));
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	_bh_check_page(rel, buf);
+	TestForOldSnapshot(snapshot, rel, BufferGetPage(buf));
 	if (!_bh_get_tuple(rel, buf, ItemPointerGetOffsetNumber(&tid), tuple))
 	{
 		UnlockReleaseBuffer(buf);
@@ -245,6 +246,7 @@ blinkheap_tuple_get_latest_tid(TableScanDesc sscan, ItemPointer tid)
 		buf = ReadBuffer(rel, ItemPointerGetBlockNumber(&ctid));
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		_bh_check_page(rel, buf);
+		TestForOldSnapshot(snapshot, rel, BufferGetPage(buf));
 		if (!_bh_get_tuple(rel, buf, ItemPointerGetOffsetNumber(&ctid), &tp) ||
 			(TransactionIdIsValid(priorXmax) &&
 			 !TransactionIdEquals(priorXmax, HeapTupleHeaderGetXmin(tp.t_data))))

@@ -298,6 +298,8 @@ _bh_scan_collect(BlinkheapScanDesc scan)
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	_bh_check_page(rel, buf);
 	page = BufferGetPage(buf);
+	/* old_snapshot_threshold: as heap's page reads (see blinkscan.c) */
+	TestForOldSnapshot(snapshot, rel, page);
 	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
 	_bh_csn_forget();			/* one snapshot comparison per page */
 	for (off = FirstOffsetNumber; off <= maxoff; off++)
