@@ -305,6 +305,13 @@ SELECT count(*) FROM bh WHERE ctid >= '(2,0)' AND ctid < '(5,0)';
 RESET enable_tidscan;
 SELECT count(*) FROM bh WHERE ctid < '(1,10)';
 SELECT count(*) FROM bh WHERE ctid > '(100000,1)';
+-- a range whose lower bound lies in a later block than its upper bound is
+-- empty, and no block is read for it
+BEGIN;
+SELECT pg_stat_get_xact_blocks_fetched('bh'::regclass) AS before \gset
+SELECT count(*) FROM bh WHERE ctid >= '(3,1)' AND ctid <= '(1,1)';
+SELECT pg_stat_get_xact_blocks_fetched('bh'::regclass) - :before AS blocks_read;
+COMMIT;
 SELECT ctid, id FROM bh WHERE ctid = '(0,3)';
 SELECT ctid, id FROM bh WHERE ctid = '(0,1)';
 SELECT ctid, id FROM bh WHERE ctid = '(0,500)';

@@ -468,6 +468,12 @@ blinkheap_scan_set_tidrange(TableScanDesc sscan, ItemPointer mintid,
 		mintid = &lowest;
 	if (ItemPointerCompare(maxtid, &highest) > 0)
 		maxtid = &highest;
+	/* an empty range (ctid >= '(40,3)' AND ctid <= '(3,2)'): no block */
+	if (ItemPointerCompare(mintid, maxtid) > 0)
+	{
+		_bh_scan_set_limits(scan, 0, 0);
+		return;
+	}
 
 	_bh_scan_set_limits(scan, ItemPointerGetBlockNumberNoCheck(mintid),
 						ItemPointerGetBlockNumberNoCheck(maxtid) -
