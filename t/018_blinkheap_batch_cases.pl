@@ -35,6 +35,12 @@
 #  12. a waiter that published after its announced holder left, with
 #      the page held by a reader that wakes nobody: it withdraws and
 #      waits for the page lock, never sleeping on its slot.
+#  13. a waiter woken with a cancel pending, whose slot another insert
+#      finished before the waiter's look at it, and the page then held by
+#      a reader: it must not take its finished slot back (a reused
+#      compare-and-exchange value did, DONE -> WITHDRAWN, and an
+#      assertion-enabled server crashed); it is cancelled, its row in
+#      once and dead with its transaction.
 # The holders of cases 2b, 10 and 10b are then held at a later point too,
 # named in blinkam.debug_pause_at on a key of its own.
 # Waiters' last-resort timeout is raised to 60 s, so a missed wake-up
@@ -575,6 +581,59 @@ is(at_tid('b12', $b), '12001', "case 12: the waiter's TID names its row");
 is(counter('batch_sleeps') . ' ' . counter('batch_wait_timeouts') . ' ' . counter('blinkheap_batched_inserts'),
 	'0 0 0', 'case 12: it never slept on its slot and inserted its row itself');
 check_table('b12', 'case 12');
+
+# --- 13. a finished slot is not taken back.  H1 (batching off: it
+#         claims nobody) holds the page at batch_before_claim; W publishes
+#         and sleeps.  H1's release wakes W, held at batch_woken (state
+#         read as pending, lock not tried; interrupts held off there, so
+#         the cancel below stays pending).  H2, a plain insert, takes the
+#         free page, puts W's row in and finishes W's slot.  A reader
+#         holds the page in share mode; W's lock attempt fails (counted as
+#         batch_woken_busy), its cancel finds the slot finished, and no
+#         announced holder remains: the withdrawal it tries next must
+#         compare with "pending" afresh.  (The cancel signal is handled by
+#         the time the next control session has connected; had it not
+#         been, W would go the plain way and the case would not fail.)
+$node->safe_psql('postgres', q(
+CREATE TABLE b13 (k int, pad text) USING blinkheap;
+INSERT INTO b13 SELECT g, 'x' FROM generate_series(1, 50) g;
+SELECT blinkam_reset_stats();
+));
+my $ctl13w = hold_key(94);
+my $ctl13r = hold_key(95);
+($a, my $ctl13h) = start_holder(93, 'SET blinkam.batch_inserts = off;', 'b13', "13000, 'h1'");
+$b = waiter('b13', "13001, 'w'",
+	'SET blinkam.debug_pause_at = batch_woken; SET blinkam.debug_pause_key = 94;');
+waiting("13001, ''w''");
+release_key($ctl13h);
+$a->[0]->finish;
+is(${ $a->[2] }, '', 'case 13: H1 finished');
+paused("13001, ''w''");
+$c = bg("INSERT INTO b13 VALUES (13002, 'h2')");
+$c->[0]->finish;
+is(${ $c->[2] } . ' ' . counter('blinkheap_batched_inserts'), ' 1',
+	"case 13: H2 put W's row on the page");
+my $blk13 = $node->safe_psql('postgres', q(SELECT (ctid::text::point)[0] FROM b13 WHERE k = 13002));
+my $r13 = bg("SET blinkam.debug_pause_at = page_items_locked; SET blinkam.debug_pause_key = 95; "
+	  . "SELECT count(*) FROM blinkheap_page_items('b13', $blk13) /* reader */");
+paused('/* reader */');
+$node->safe_psql('postgres',
+	q(SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	   WHERE query LIKE '%13001, ''w''%' AND pid <> pg_backend_pid()));
+my $busy13 = counter('batch_woken_busy');
+release_key($ctl13w);
+$node->poll_query_until('postgres',
+	"SELECT value > $busy13 FROM blinkam_stats() WHERE name = 'batch_woken_busy'")
+  or die 'case 13: W did not try the page';
+release_key($ctl13r);
+$_->[0]->finish for ($b, $r13);
+like(${ $b->[2] }, qr/canceling statement due to user request/, 'case 13: W was cancelled');
+is(${ $r13->[2] }, '', 'case 13: the reader succeeded');
+ok(!$node->log_contains('TRAP:|terminated by signal'), 'case 13: no assertion failure, no crash');
+is($node->safe_psql('postgres', q(SELECT string_agg(k::text, ' ' ORDER BY k) FROM b13 WHERE k > 12999)),
+	'13000 13002', "case 13: W's row is dead with its transaction");
+is(counter('batch_withdrawals'), '0', 'case 13: the finished slot was not taken back');
+check_table('b13', 'case 13');
 
 $node->stop;
 done_testing();

@@ -515,7 +515,17 @@ drain_list(pg_atomic_uint32 *head, const RelFileNode *node, BlockNumber blkno,
 				}
 			}
 			else
+			{
+				/*
+				 * Finished or withdrawn: unlink it.  Its owner may publish
+				 * it again (rewriting next) once it sees linked clear, so
+				 * our read of next must come first -- a load followed by a
+				 * store to another address, which weakly ordered processors
+				 * may swap without a full barrier (helper-40's review).
+				 */
+				pg_memory_barrier();
 				pg_atomic_write_u32(&s->linked, 0);
+			}
 		}
 		if (first == NULL)
 			return n;
@@ -683,6 +693,21 @@ batch_owe_commit_flush(void)
 
 	if (XactLastRecEnd < pos)
 		XactLastRecEnd = pos;
+}
+
+/*
+ * Take our slot back if it is still pending (a full barrier either way).
+ * Each attempt compares with SLOT_PENDING afresh: a failed compare-and-
+ * exchange leaves the state it found in its expected value, and reusing
+ * that for a second attempt would take back a slot a holder has finished
+ * meanwhile (DONE -> WITHDRAWN; helper-40's review, t/018 case 13).
+ */
+static inline bool
+slot_withdraw(BlinkBatchSlot *s)
+{
+	uint32		expected = SLOT_PENDING;
+
+	return pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN);
 }
 
 /*
@@ -967,7 +992,6 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 	for (;;)
 	{
 		uint32		st = pg_atomic_read_u32(&s->state);
-		uint32		expected = SLOT_PENDING;
 		bool		was_woken = false;
 		bool		got = false;
 
@@ -1021,7 +1045,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 			 */
 			if (timed_out && !was_woken && !sibling_woken(s))
 				blinkam_count(BLINKAM_COUNTER_BATCH_LOST_WAKEUPS, 1);
-			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+			if (slot_withdraw(s))
 			{
 				/* we hold the page: insert (the rest) ourselves */
 				ndone = slot_progress(s, results);
@@ -1058,8 +1082,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 * Cancel or timeout: withdraw if still pending; a claimed slot is
 		 * about to be finished by its holder, so wait for that first.
 		 */
-		if (InterruptPending && st == SLOT_PENDING &&
-			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+		if (InterruptPending && st == SLOT_PENDING && slot_withdraw(s))
 		{
 			blinkam_count(BLINKAM_COUNTER_BATCH_WITHDRAWALS, 1);
 			ndone = slot_progress(s, results);
@@ -1093,7 +1116,7 @@ blinkam_batch_wait(Relation rel, Buffer *bufp, const void *const *payloads,
 		 * finished: wait for that instead.)
 		 */
 		if (announced && st == SLOT_PENDING && !holder_announced(s) &&
-			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_WITHDRAWN))
+			slot_withdraw(s))
 		{
 			ndone = slot_progress(s, results);
 			Assert(ndone == 0);
