@@ -463,6 +463,7 @@ extern bool _blink_defer_unique_keep(Relation rel, IndexTuple itup,
 									 TransactionId xid, bool indexUnchanged);
 extern void _blink_defer_unique_kept(void);
 extern void _blink_defer_flush(void);
+extern void _blink_defer_discard(Relation rel);
 extern void _blink_defer_init(void);
 
 /* blinkutils.c */

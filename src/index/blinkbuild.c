@@ -411,6 +411,8 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
+	/* what this backend holds for the index is in the build or gone */
+	_blink_defer_discard(index);
 
 	memset(&bs, 0, sizeof(bs));
 	bs.heap = heap;

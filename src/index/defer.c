@@ -38,7 +38,9 @@
  *     ProcessUtility) insert directly.  And a flush that finds the
  *     index's storage replaced since its entries were taken drops them:
  *     the command that replaced it emptied the table or rebuilt the index
- *     from it.
+ *     from it; so does a build of the index in its own storage (a
+ *     TRUNCATE of storage made in this transaction empties it in place:
+ *     _blink_defer_discard).
  *   - VACUUM must never see a heap tuple as dead while its entry is still
  *     buffered: it would free the line pointer without removing the entry
  *     (it is not in the index yet), and a later flush would point the
@@ -344,10 +346,13 @@ _blink_defer_room(DeferBuffer *b, IndexTuple itup)
 
 	if (b->n == b->cap)
 	{
-		b->cap = b->cap ? b->cap * 2 : 64;
+		int			cap = b->cap ? b->cap * 2 : 64;
+
+		/* the new size only once it is there (an EXCEPTION block may go on) */
 		b->entries = b->entries ?
-			repalloc(b->entries, sizeof(DeferEntry) * b->cap) :
-			palloc(sizeof(DeferEntry) * b->cap);
+			repalloc(b->entries, sizeof(DeferEntry) * cap) :
+			palloc(sizeof(DeferEntry) * cap);
+		b->cap = cap;
 	}
 	b->entries[b->n].itup = palloc(IndexTupleSize(itup));
 	MemoryContextSwitchTo(old);
@@ -385,6 +390,30 @@ _blink_defer_find(Relation rel)
 			return &buffers[i];
 	}
 	return NULL;
+}
+
+/*
+ * The index is being built (ambuild) from its table as it is now: drop
+ * what this backend holds for it.  Each held entry's row is either in
+ * the build, which reads every row our transaction can have made, or
+ * gone with the storage the build replaces.  The one case that reaches
+ * here with entries held: a TRUNCATE whose BEFORE TRUNCATE trigger
+ * inserted into a table whose storage this transaction had already made
+ * -- PostgreSQL then empties that storage in place and rebuilds its
+ * indexes in it, so the index keeps its relfilenode and the storage check
+ * at the flush cannot tell; the entries pointed at emptied slots, which
+ * later rows reuse (sql/blink_defer.sql).  Held unique keys are taken out
+ * of pending.c with them.
+ */
+void
+_blink_defer_discard(Relation rel)
+{
+	DeferBuffer *b = _blink_defer_find(rel);
+
+	if (b == NULL || b->n == 0)
+		return;
+	_blink_defer_remove(b, NULL, InvalidSubTransactionId);
+	b->node = rel->rd_node;
 }
 
 /*
@@ -638,10 +667,12 @@ _blink_defer_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	{
 		if (nlevels == maxlevels)
 		{
-			maxlevels = maxlevels ? maxlevels * 2 : 8;
+			int			max = maxlevels ? maxlevels * 2 : 8;
+
 			levels = levels ?
-				repalloc(levels, sizeof(DeferLevel) * maxlevels) :
-				MemoryContextAlloc(TopMemoryContext, sizeof(DeferLevel) * maxlevels);
+				repalloc(levels, sizeof(DeferLevel) * max) :
+				MemoryContextAlloc(TopMemoryContext, sizeof(DeferLevel) * max);
+			maxlevels = max;
 		}
 		levels[nlevels].subid = mySubid;
 		levels[nlevels].scope_depth = scope_depth;
