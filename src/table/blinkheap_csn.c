@@ -465,12 +465,19 @@ csn_view_reserve(int n)
 	if (n <= view.capacity)
 		return;
 	n = Max(n, 64);
+	/*
+	 * Forget the old arrays before allocating: an out-of-memory error in
+	 * between must not leave freed arrays behind a capacity that the next
+	 * build would trust.
+	 */
 	if (view.invisible != NULL)
-	{
 		pfree(view.invisible);
+	if (view.visible != NULL)
 		pfree(view.visible);
+	if (view.xip != NULL)
 		pfree(view.xip);
-	}
+	view.invisible = view.visible = view.xip = NULL;
+	view.capacity = 0;
 	view.invisible = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
 	view.visible = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
 	view.xip = MemoryContextAlloc(TopMemoryContext, n * sizeof(TransactionId));
