@@ -363,9 +363,10 @@ _bh_rewrite_chain(BhRewriteState *rs, HeapTuple tuple, ItemPointer old_tid,
 	BhChainKey	key;
 	bool		found;
 
+	/* (the copy's own t_ctid is not set yet: the old one tells) */
 	if (!(htup->t_infomask & HEAP_XMAX_INVALID) &&
 		!HeapTupleHeaderIsOnlyLocked(htup) &&
-		!HeapTupleHeaderIndicatesMovedPartitions(htup) &&
+		!ItemPointerIndicatesMovedPartitions(old_ctid) &&
 		!ItemPointerEquals(old_tid, old_ctid))
 	{
 		BhMoved    *moved;
