@@ -213,6 +213,62 @@ SELECT blink_check('c_k_k', true);
 SELECT blink_check('c_k_c', true);
 SELECT * FROM on_both($$INSERT INTO %1$s VALUES ('a') ON CONFLICT (k text_pattern_ops) DO UPDATE SET n = %1$s.n + 1 RETURNING k, n$$, 'c_k', 'c_b');
 
+-- User code while the target's indexes are opened (executor start):
+-- building an index's IndexInfo evaluates its expressions and predicate
+-- the first time, constant-argument IMMUTABLE functions included (a lie,
+-- as in PostgreSQL's own insert-conflict-specconflict spec).  Here such
+-- a function plans a row-comparison query on the table, and another runs
+-- an upsert of its own.  Until 2026-11-28 the unique blink indexes said
+-- btree in the relcache while that ran: the planner read a blink metapage
+-- as btree's (a false "corrupted page" error; an assertion failure) and
+-- the nested upsert tripped an assertion.  Each runs as a new session's
+-- first statement, when nothing is cached yet.
+CREATE TABLE w (a int, b int);
+CREATE UNIQUE INDEX w_ab ON w USING blink (a, b);
+INSERT INTO w SELECT g, g FROM generate_series(1, 1000) g;
+CREATE FUNCTION w_f(int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$
+DECLARE n int;
+BEGIN
+	IF current_setting('w.go', true) = 'on' THEN
+		-- (once: planning the query below evaluates w_e's expression again)
+		PERFORM set_config('w.go', 'off', true);
+		PERFORM set_config('enable_seqscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+		SELECT count(*) INTO n FROM w WHERE (a, b) > (990, 990);
+		RAISE NOTICE 'w_f: % rows above (990, 990)', n;
+	END IF;
+	RETURN $1;
+END $$;
+CREATE UNIQUE INDEX w_e ON w USING blink ((a + w_f(0)));
+CREATE TABLE n2 (k int);
+CREATE UNIQUE INDEX n2_k ON n2 USING blink (k);
+CREATE FUNCTION n_up() RETURNS void VOLATILE LANGUAGE sql AS
+	'INSERT INTO n2 VALUES (1) ON CONFLICT DO NOTHING';
+CREATE FUNCTION n_g(int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('w.go', true) = 'on' THEN
+		PERFORM set_config('w.go', 'off', true);
+		PERFORM n_up();
+	END IF;
+	RETURN $1;
+END $$;
+CREATE TABLE n1 (k int);
+CREATE UNIQUE INDEX n1_k ON n1 USING blink (k);
+CREATE INDEX n1_p ON n1 (k) WHERE k > n_g(0);
+\c
+SET w.go = on;
+INSERT INTO w VALUES (5000, 5000) ON CONFLICT DO NOTHING;
+\c
+SET w.go = on;
+INSERT INTO n1 VALUES (1) ON CONFLICT DO NOTHING;
+RESET w.go;
+SELECT (SELECT count(*) FROM w) AS w_rows, (SELECT count(*) FROM n1) AS n1_rows,
+       (SELECT count(*) FROM n2) AS n2_rows;
+SELECT blink_check('w_ab', true), blink_check('w_e', true), blink_check('n1_k', true),
+       blink_check('n2_k', true);
+DROP TABLE w, n1, n2;
+DROP FUNCTION w_f(int), n_up(), n_g(int);
+
 DROP TABLE o_k, o_b, src_k, src_b, m_k, m_b, h_k, h_b, p, q, c_k, c_b CASCADE;
 DROP FUNCTION on_both(text, text, text), both_same(regclass, regclass);
 DROP EXTENSION blinkam;

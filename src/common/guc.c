@@ -91,7 +91,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"csn_numbered", BLINKAM_PAUSE_CSN_NUMBERED, false},
 	{"csn_view_read", BLINKAM_PAUSE_CSN_VIEW_READ, false},
 	{"insert_start", BLINKAM_PAUSE_INSERT_START, false},
-	{"onconflict_presented", BLINKAM_PAUSE_ONCONFLICT_PRESENTED, false},
+	{"onconflict_opening", BLINKAM_PAUSE_ONCONFLICT_OPENING, false},
 	{"batch_publish", BLINKAM_PAUSE_BATCH_PUBLISH, false},
 	{"parallel_seized", BLINKAM_PAUSE_PARALLEL_SEIZED, false},
 	{"heap_vacuum_locked", BLINKAM_PAUSE_HEAP_VACUUM_LOCKED, false},

@@ -62,9 +62,9 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_INSERT_START, /* blink's aminsert was called (after
 								 * index_insert's predicate lock check),
 								 * its entry not yet in the index */
-	BLINKAM_PAUSE_ONCONFLICT_PRESENTED, /* an ON CONFLICT target's unique
-										 * blink indexes say btree, before
-										 * ExecOpenIndices */
+	BLINKAM_PAUSE_ONCONFLICT_OPENING,	/* an ON CONFLICT target's indexes
+										 * are about to be opened (executor
+										 * start) */
 	BLINKAM_PAUSE_BATCH_PUBLISH,	/* a waiter found its leaf busy and holds
 									 * a pin on it, before publishing */
 	BLINKAM_PAUSE_PARALLEL_SEIZED,	/* a parallel scan backend has seized a

@@ -19,35 +19,35 @@
  * tokens).
  *
  * The one obstacle is a test in BuildSpeculativeIndexInfo: it raises an
- * internal error unless the index's pg_class.relam is btree's.  So, while
- * the executor prepares the indexes of an ON CONFLICT target (and only
- * then), the relcache entries of that table's unique blink indexes say
- * relam = BTREE_AM_OID:
+ * internal error unless the index's pg_class.relam is btree's.  So the
+ * indexes of an ON CONFLICT target are opened here instead, in the way
+ * ExecOpenIndices(..., speculative = true) would, but without that test
+ * for blink:
  *
  *   - PostgreSQL 15 opens a result relation's indexes when the first row
  *     reaches ExecInsert (ExecOpenIndices), after the statement's input has
- *     run whatever user code it runs.  Our ExecutorStart hook makes that
- *     call itself, right after standard_ExecutorStart, for each ON
- *     CONFLICT node; ExecInsert then finds the indexes open and ExecutorEnd
- *     closes them as usual (PostgreSQL 13 opened them at that point too).
- *     The window is that one call: it runs no user code (no trigger, no
- *     function, no planning), so nothing else looks at the entries
- *     meanwhile.  rd_indam stays blink's, so scans and inserts still reach
- *     blink.  relam is restored when the call returns or fails.
- *   - Each unique blink index is opened and locked (RowExclusiveLock, what
- *     the executor takes) before the window, and stays open across it, so
- *     the entry cannot go away; the index list is read again until locking
- *     found no new index (CREATE INDEX CONCURRENTLY can add one), and
- *     nothing between that last read and ExecOpenIndices' own read takes a
- *     lock, so no invalidation changes the list in between.  An
- *     invalidation of a presented index inside the window (VACUUM updating
- *     its pg_class row in place, processed when ExecOpenIndices locks
- *     another index) reloads rd_rel from the catalog; a relcache callback
- *     sets relam again for presented indexes (specs/blink_onconflict_inval
- *     holds a prepared upsert in the window, pause point
- *     onconflict_presented, while VACUUM updates the index's pg_class
- *     row; the executor's first lock on another index then processes the
- *     invalidation).
+ *     run whatever user code it runs.  Our ExecutorStart hook opens them
+ *     itself, right after standard_ExecutorStart, for each ON CONFLICT
+ *     node (PostgreSQL 13 opened them at that point too), with
+ *     ExecOpenIndices(..., speculative = false), then sets the equality
+ *     operators of every unique index's IndexInfo: btree's through
+ *     BuildSpeculativeIndexInfo, blink's through speculative_info (its
+ *     operator families use btree's strategy numbers).  ExecInsert then
+ *     finds the indexes open and ExecutorEnd closes them as usual.
+ *   - This is done for every such target in a database with blinkam, with
+ *     or without a unique blink index now: one created meanwhile
+ *     (CREATE INDEX CONCURRENTLY) would otherwise reach
+ *     BuildSpeculativeIndexInfo at the first row.
+ *   - Until 2026-11-28 the relcache entries of the target's unique blink
+ *     indexes said relam = btree for the duration of the opening instead,
+ *     on the argument that no user code runs there.  It does: building an
+ *     IndexInfo evaluates an index's expressions and predicate the first
+ *     time, constant-argument IMMUTABLE functions included, and such a
+ *     function could plan a query on the table (the planner then read a
+ *     blink metapage as btree's: a false "corrupted page" error, an
+ *     assertion failure) or run another upsert (found by a helper's
+ *     review; sql/blink_onconflict.sql).  No entry says anything but the
+ *     truth now.
  *   - Partitioned targets are not covered: their partitions' indexes are
  *     opened while rows are routed, inside the statement.  Such a
  *     statement is refused right after executor start, before any row is
@@ -57,7 +57,8 @@
  *     partition itself.
  *
  * specs/blink_onconflict_race runs concurrent same-key upserts side by side
- * with btree; sql/blink_onconflict.sql the single-session cases.
+ * with btree; specs/blink_onconflict_inval an invalidation while the
+ * indexes are opened; sql/blink_onconflict.sql the single-session cases.
  *
  * src/index/onconflict.c
  *
@@ -69,7 +70,7 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "access/table.h"
-#include "catalog/pg_am.h"
+#include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "commands/defrem.h"
@@ -84,12 +85,6 @@
 #include "index/blink.h"
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-
-/*
- * The unique blink indexes whose relcache entries say btree right now
- * (inside open_indexes_presenting's ExecOpenIndices call); NIL otherwise.
- */
-static List *presented = NIL;
 
 /* The unique blink indexes of a table, by OID. */
 static List *
@@ -120,21 +115,6 @@ unique_blink_indexes(Relation heap)
 	}
 	list_free(indexes);
 	return found;
-}
-
-/* Relcache callback: an entry in the window that was reloaded says btree again. */
-static void
-onconflict_relcache_callback(Datum arg, Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, presented)
-	{
-		Relation	index = (Relation) lfirst(lc);
-
-		if (!OidIsValid(relid) || RelationGetRelid(index) == relid)
-			index->rd_rel->relam = BTREE_AM_OID;
-	}
 }
 
 /*
@@ -228,92 +208,68 @@ refuse_partitions(EState *estate, Relation parent, Relation root)
 }
 
 /*
- * Open and lock (RowExclusiveLock, as the executor does) the unique blink
- * indexes of a table, reading its index list again until locking showed
- * no new one.  (Not inlined: its loop variables must not share a frame
- * with the caller's PG_TRY.)
+ * The equality operators a unique blink index's conflict checks use (what
+ * BuildSpeculativeIndexInfo sets for a btree index, and refuses to set
+ * for any other access method): blink's operator families number their
+ * operators as btree's do.
  */
-static pg_noinline List *
-lock_unique_blink_indexes(Relation heap)
-{
-	List	   *indexes = NIL;
-	bool		grew;
-
-	do
-	{
-		List	   *found = unique_blink_indexes(heap);
-		ListCell   *lc;
-
-		grew = false;
-		foreach(lc, found)
-		{
-			Oid			indexoid = lfirst_oid(lc);
-			bool		known = false;
-			ListCell   *ic;
-
-			foreach(ic, indexes)
-				known |= (RelationGetRelid((Relation) lfirst(ic)) == indexoid);
-			if (!known)
-			{
-				indexes = lappend(indexes, index_open(indexoid, RowExclusiveLock));
-				grew = true;
-			}
-		}
-		list_free(found);
-	} while (grew);
-	return indexes;
-}
-
-/* Make the relcache entries of these indexes say access method am. */
 static void
-set_relam(List *indexes, Oid am)
+speculative_info(Relation index, IndexInfo *ii)
 {
-	ListCell   *lc;
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
 
-	foreach(lc, indexes)
-		((Relation) lfirst(lc))->rd_rel->relam = am;
+	ii->ii_UniqueOps = palloc(sizeof(Oid) * nkeys);
+	ii->ii_UniqueProcs = palloc(sizeof(Oid) * nkeys);
+	ii->ii_UniqueStrats = palloc(sizeof(uint16) * nkeys);
+	for (int i = 0; i < nkeys; i++)
+	{
+		Oid			type = index->rd_opcintype[i];
+		Oid			eq = get_opfamily_member(index->rd_opfamily[i], type, type,
+											 BTEqualStrategyNumber);
+
+		if (!OidIsValid(eq))
+			elog(ERROR, "operator family %u of index \"%s\" has no equality operator for type %u",
+				 index->rd_opfamily[i], RelationGetRelationName(index), type);
+		ii->ii_UniqueStrats[i] = BTEqualStrategyNumber;
+		ii->ii_UniqueOps[i] = eq;
+		ii->ii_UniqueProcs[i] = get_opcode(eq);
+	}
 }
 
 /*
- * ExecOpenIndices(rri, speculative) with the table's unique blink indexes
- * saying btree (if it has any); see the top of this file.
+ * ExecOpenIndices(rri, speculative = true), blink's unique indexes
+ * included; see the top of this file.
  */
 static void
-open_indexes_presenting(ResultRelInfo *rri)
+open_indexes_for_conflict(ResultRelInfo *rri, EState *estate)
 {
-	/* (volatile: read after the longjmp of an error in ExecOpenIndices) */
-	volatile Oid blink_am = get_index_am_oid("blink", true);
-	List	   *volatile indexes;
-	ListCell   *lc;
+	Oid			blink_am = get_index_am_oid("blink", true);
+	MemoryContext old;
 
 	/*
 	 * A database without the extension has no blink index (the library is
-	 * loaded into every database by shared_preload_libraries).
+	 * loaded into every database by shared_preload_libraries): PostgreSQL
+	 * opens the indexes itself, later.
 	 */
 	if (!OidIsValid(blink_am))
 		return;
-	indexes = lock_unique_blink_indexes(rri->ri_RelationDesc);
+	old = MemoryContextSwitchTo(estate->es_query_cxt);
+	/* tests: hold an upsert before its target's indexes are opened */
+	blinkam_debug_pause(BLINKAM_PAUSE_ONCONFLICT_OPENING);
+	ExecOpenIndices(rri, false);
+	for (int i = 0; i < rri->ri_NumIndices; i++)
+	{
+		Relation	index = rri->ri_IndexRelationDescs[i];
+		IndexInfo  *ii = rri->ri_IndexRelationInfo[i];
 
-	/* No unique blink index: PostgreSQL opens the indexes itself, later. */
-	if (indexes == NIL)
-		return;
-	Assert(presented == NIL);
-	presented = indexes;
-	set_relam(indexes, BTREE_AM_OID);
-	PG_TRY();
-	{
-		blinkam_debug_pause(BLINKAM_PAUSE_ONCONFLICT_PRESENTED);
-		ExecOpenIndices(rri, true);
+		if (!ii->ii_Unique)
+			continue;
+		if (index->rd_rel->relam == blink_am)
+			speculative_info(index, ii);
+		else
+			BuildSpeculativeIndexInfo(index, ii);
 	}
-	PG_FINALLY();
-	{
-		presented = NIL;
-		set_relam(indexes, blink_am);
-	}
-	PG_END_TRY();
-	foreach(lc, indexes)
-		index_close((Relation) lfirst(lc), NoLock);
-	list_free(indexes);
+	MemoryContextSwitchTo(old);
 }
 
 /* Open the indexes of an ON CONFLICT node's target, or refuse it. */
@@ -338,7 +294,7 @@ prepare_node(PlanState *ps, EState *estate)
 				refuse_partitions(estate, heap, heap);
 		}
 		else if (heap->rd_rel->relhasindex && rri->ri_IndexRelationDescs == NULL)
-			open_indexes_presenting(rri);
+			open_indexes_for_conflict(rri, estate);
 	}
 }
 
@@ -366,6 +322,5 @@ _blink_onconflict_init(void)
 {
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = blink_onconflict_ExecutorStart;
-	CacheRegisterRelcacheCallback(onconflict_relcache_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(INDEXRELID, onconflict_index_callback, (Datum) 0);
 }
