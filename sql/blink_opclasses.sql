@@ -758,6 +758,50 @@ DROP TYPE blink_pair, blink_floatrange;
 DROP FUNCTION opc_unique_compare(text, text, text[]);
 DROP FUNCTION opc_unique_probe(text, text, text, text[]);
 DROP FUNCTION opc_battery(regclass, text, text, text, text, text[]);
+-- Operator classes a blink index cannot use are refused up front.
+-- A comparison function of other types than the class's: refused when the
+-- class is created (it used to be filed under int and called on integers
+-- read as text: a server crash at the first insert).
+CREATE OPERATOR CLASS blink_mismatch FOR TYPE int USING blink AS
+	OPERATOR 1 <, FUNCTION 1 bttextcmp(text, text);
+CREATE OPERATOR CLASS blink_badsort FOR TYPE int USING blink AS
+	OPERATOR 1 <, FUNCTION 1 btint4cmp(int, int), FUNCTION 2 btint4cmp(int, int);
+CREATE OPERATOR CLASS blink_badnum FOR TYPE int USING blink AS
+	OPERATOR 1 <, FUNCTION 1 btint4cmp(int, int), FUNCTION 3 btint4cmp(int, int);
+-- No comparison function at all: CREATE INDEX fails, as btree's does
+-- (it used to build, then fail at every insert).
+CREATE OPERATOR CLASS blink_nocmp FOR TYPE int USING blink AS
+	OPERATOR 1 <, OPERATOR 3 =;
+CREATE TABLE opc_bad (a int);
+INSERT INTO opc_bad SELECT generate_series(1, 100);
+CREATE INDEX opc_bad_nocmp ON opc_bad USING blink (a blink_nocmp);
+-- Operators no btree class knows: a build sorts through btree, so a
+-- clear error rather than an internal one.
+CREATE FUNCTION rev_lt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 > $2';
+CREATE FUNCTION rev_le(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 >= $2';
+CREATE FUNCTION rev_eq(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2';
+CREATE FUNCTION rev_ge(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 <= $2';
+CREATE FUNCTION rev_gt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 < $2';
+CREATE FUNCTION rev_cmp(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT btint4cmp($2, $1)';
+CREATE OPERATOR <<< (FUNCTION = rev_lt, LEFTARG = int, RIGHTARG = int);
+CREATE OPERATOR <<<= (FUNCTION = rev_le, LEFTARG = int, RIGHTARG = int);
+CREATE OPERATOR === (FUNCTION = rev_eq, LEFTARG = int, RIGHTARG = int);
+CREATE OPERATOR >>>= (FUNCTION = rev_ge, LEFTARG = int, RIGHTARG = int);
+CREATE OPERATOR >>> (FUNCTION = rev_gt, LEFTARG = int, RIGHTARG = int);
+CREATE OPERATOR CLASS blink_rev FOR TYPE int USING blink AS
+	OPERATOR 1 <<<, OPERATOR 2 <<<=, OPERATOR 3 ===, OPERATOR 4 >>>=,
+	OPERATOR 5 >>>, FUNCTION 1 rev_cmp(int, int);
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'blink_rev';
+CREATE INDEX opc_bad_rev ON opc_bad USING blink (a blink_rev);
+SELECT count(*) AS blink_indexes_left FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+ WHERE a.amname = 'blink' AND c.relname LIKE 'opc_bad%';
+DROP TABLE opc_bad;
+DROP OPERATOR CLASS blink_nocmp USING blink;
+DROP OPERATOR CLASS blink_rev USING blink;
+DROP OPERATOR <<< (int, int), <<<= (int, int), === (int, int), >>>= (int, int), >>> (int, int);
+DROP FUNCTION rev_lt(int, int), rev_le(int, int), rev_eq(int, int), rev_ge(int, int),
+	rev_gt(int, int), rev_cmp(int, int);
+
 DROP FUNCTION opc_compare_all(regclass, text[]);
 DROP FUNCTION opc_compare(regclass, text);
 DROP FUNCTION opc_run(regclass, text, text, text);

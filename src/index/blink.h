@@ -473,6 +473,8 @@ extern bytea *blinkoptions(Datum reloptions, bool validate);
 extern bool blinkcanreturn(Relation index, int attno);
 extern char *blinkbuildphasename(int64 phasenum);
 extern bool blinkvalidate(Oid opclassoid);
+extern void blinkadjustmembers(Oid opfamilyoid, Oid opclassoid,
+							   List *operators, List *functions);
 extern void blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path,
 							  double loop_count, Cost *indexStartupCost,
 							  Cost *indexTotalCost, Selectivity *indexSelectivity,

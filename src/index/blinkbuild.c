@@ -33,6 +33,7 @@
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
@@ -456,6 +457,33 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 			elog(ERROR, "missing operator %d(%u,%u) in opfamily %u",
 				 strategy, index->rd_opcintype[i], index->rd_opcintype[i],
 				 index->rd_opfamily[i]);
+
+		/*
+		 * Every insert compares with support function 1, which the sort
+		 * below does not use: a class without one fails here, as btree's
+		 * build does, not at the first insert.
+		 */
+		(void) index_getprocinfo(index, i + 1, 1);
+
+		/*
+		 * The sort orders by the operator through btree (tuplesort asks
+		 * for its btree operator family): an operator only a blink class
+		 * knows cannot sort.
+		 */
+		{
+			Oid			fam;
+			Oid			type;
+			int16		strat;
+
+			if (!get_ordering_op_properties(sortops[i], &fam, &type, &strat))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot build blink index \"%s\": the ordering of column %d has no btree operator class",
+								RelationGetRelationName(index), i + 1),
+						 errdetail("A blink build sorts the rows with operator %s, which no btree operator family contains.",
+								   format_operator(sortops[i])),
+						 errhint("Create a btree operator class with the same operators, or use a blink operator class whose operators btree knows.")));
+		}
 		collations[i] = index->rd_indcollation[i];
 		nullsfirst[i] = (option & INDOPTION_NULLS_FIRST) != 0;
 	}

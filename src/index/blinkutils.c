@@ -102,7 +102,7 @@ blinkhandler(PG_FUNCTION_ARGS)
 	amroutine->amproperty = NULL;
 	amroutine->ambuildphasename = blinkbuildphasename;
 	amroutine->amvalidate = blinkvalidate;
-	amroutine->amadjustmembers = NULL;
+	amroutine->amadjustmembers = blinkadjustmembers;
 	amroutine->ambeginscan = blinkbeginscan;
 	amroutine->amrescan = blinkrescan;
 	amroutine->amgettuple = blinkgettuple;
@@ -168,6 +168,54 @@ blinkcostestimate(struct PlannerInfo *root, struct IndexPath *path, double loop_
 {
 	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
 				   indexSelectivity, indexCorrelation, indexPages);
+}
+
+/*
+ * CREATE OPERATOR CLASS / ALTER OPERATOR FAMILY ... ADD for blink: refuse
+ * support functions whose signature does not fit their place.  PostgreSQL
+ * checks this itself only for btree and hash, whose comparison functions
+ * it files under their own argument types; for any other access method a
+ * function is filed under the class's type whatever it takes, and blink
+ * calls support 1 on two values of the types it is filed under -- a
+ * comparison of other types read them as something they are not (a
+ * server crash with bttextcmp in an integer class; found by a helper's
+ * review, sql/blink_opclasses.sql).  The rules are blinkvalidate's.
+ */
+void
+blinkadjustmembers(Oid opfamilyoid, Oid opclassoid, List *operators,
+				   List *functions)
+{
+	ListCell   *lc;
+
+	foreach(lc, functions)
+	{
+		OpFamilyMember *member = (OpFamilyMember *) lfirst(lc);
+
+		switch (member->number)
+		{
+			case 1:
+				if (!check_amproc_signature(member->object, INT4OID, true, 2, 2,
+											member->lefttype, member->righttype))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+							 errmsg("blink comparison function %s must take arguments of types %s and %s and return integer",
+									format_procedure(member->object),
+									format_type_be(member->lefttype),
+									format_type_be(member->righttype)),
+							 errhint("Support function 1 compares two values of the types it is registered for; give the types with FUNCTION 1 (lefttype, righttype) if they are not the class's.")));
+				break;
+			case 2:
+				if (!check_amproc_signature(member->object, VOIDOID, true, 1, 1,
+											INTERNALOID))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+							 errmsg("blink sort support function %s must take one argument of type internal and return void",
+									format_procedure(member->object))));
+				break;
+			default:
+				break;			/* PostgreSQL refuses numbers past amsupport */
+		}
+	}
 }
 
 /*
