@@ -635,8 +635,7 @@ _bh_check_tuple_size(Relation rel, Size len)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
 						(Size) MAXALIGN(len), (Size) BLINKHEAP_MAX_TUPLE_SIZE),
-				 errdetail("A row of blinkheap table \"%s\" must fit on one page once TOAST has moved what it can out of line.",
-						   RelationGetRelationName(rel))));
+				 errdetail("A row of a blinkheap table must fit on one page once TOAST has moved what it can out of line.")));
 }
 
 /*
