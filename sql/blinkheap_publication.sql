@@ -83,6 +83,26 @@ CREATE TABLE pubs_heap.t (id int PRIMARY KEY);
 CREATE PUBLICATION pub_schema_heap FOR TABLES IN SCHEMA pubs_heap;
 DROP PUBLICATION pub_schema_heap;
 DROP PUBLICATION pub_h;
+-- an inheritance parent named without ONLY: PostgreSQL adds every child
+-- as a member of its own, so a blinkheap child is refused as if named
+-- (until 2026-11-28 it got in silently, and a subscriber lost its
+-- changes); with ONLY, or with heap children only, the parent goes in
+CREATE TABLE pubs.ip (id int PRIMARY KEY, v text);
+CREATE TABLE pubs.ic_h (id int PRIMARY KEY, v text);
+CREATE TABLE pubs.ic_b (id int PRIMARY KEY, v text) USING blinkheap;
+ALTER TABLE pubs.ic_h INHERIT pubs.ip;
+ALTER TABLE pubs.ic_b INHERIT pubs.ip;
+CREATE PUBLICATION pub_inh FOR TABLE pubs.ip;
+CREATE PUBLICATION pub_inh FOR TABLE pubs_heap.t;
+ALTER PUBLICATION pub_inh ADD TABLE pubs.ip;
+ALTER PUBLICATION pub_inh SET TABLE pubs.ip;
+ALTER PUBLICATION pub_inh ADD TABLE ONLY pubs.ip, pubs.ic_h;
+SELECT tablename FROM pg_publication_tables WHERE pubname = 'pub_inh' ORDER BY 1;
+ALTER TABLE pubs.ic_b NO INHERIT pubs.ip;
+ALTER PUBLICATION pub_inh SET TABLE pubs.ip;
+SELECT tablename FROM pg_publication_tables WHERE pubname = 'pub_inh' ORDER BY 1;
+DROP PUBLICATION pub_inh;
+SELECT blinkheap_check('pubs.ic_b');
 
 -- the tables are as they were
 SELECT count(*), sum(id) FROM pubs.b;
