@@ -185,7 +185,7 @@ typedef struct BhHeld
 {
 	BhChainKey	key;			/* its successor: (update xid, old t_ctid) */
 	ItemPointerData old_tid;	/* its own old TID */
-	HeapTuple	tuple;			/* rebuilt, in chain_cxt */
+	HeapTuple	tuple;			/* rebuilt (_bh_rewrite_tuple's palloc) */
 } BhHeld;
 
 static ItemPointerData _bh_rewrite_add(BhRewriteState *rs, HeapTuple tuple);
@@ -348,11 +348,11 @@ _bh_rewrite_add(BhRewriteState *rs, HeapTuple tuple)
 }
 
 /*
- * Write tuple, the rebuilt copy (palloc'd; freed here) of the version at
- * old_tid whose old t_ctid was old_ctid, keeping its update chain (see
- * the file header): point it at its successor's new TID, or hold it
- * until that is known; once written, release the predecessor held for
- * it, and so on.
+ * Write tuple, the rebuilt copy (palloc'd; freed once written) of the
+ * version at old_tid whose old t_ctid was old_ctid, keeping its update
+ * chain (see the file header): point it at its successor's new TID, or
+ * hold it until that is known; once written, release the predecessor held
+ * for it, and so on.
  */
 static void
 _bh_rewrite_chain(BhRewriteState *rs, HeapTuple tuple, ItemPointer old_tid,
@@ -383,13 +383,7 @@ _bh_rewrite_chain(BhRewriteState *rs, HeapTuple tuple, ItemPointer old_tid,
 			if (!found)
 			{
 				held->old_tid = self;
-				held->tuple = MemoryContextAllocZero(rs->chain_cxt,
-													 HEAPTUPLESIZE + tuple->t_len);
-				held->tuple->t_len = tuple->t_len;
-				held->tuple->t_data = (HeapTupleHeader)
-					((char *) held->tuple + HEAPTUPLESIZE);
-				memcpy(held->tuple->t_data, htup, tuple->t_len);
-				heap_freetuple(tuple);
+				held->tuple = tuple;	/* kept as it is until written */
 				return;
 			}
 		}
@@ -442,7 +436,10 @@ _bh_rewrite_chain_end(BhRewriteState *rs)
 
 	hash_seq_init(&status, rs->held);
 	while ((held = hash_seq_search(&status)) != NULL)
+	{
 		(void) _bh_rewrite_add(rs, held->tuple);
+		pfree(held->tuple);
+	}
 }
 
 /*
