@@ -448,6 +448,9 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		int16		option = index->rd_indoption[i];
 		StrategyNumber strategy = (option & INDOPTION_DESC) ?
 			BTGreaterStrategyNumber : BTLessStrategyNumber;
+		Oid			btfamily;
+		Oid			bttype;
+		int16		btstrategy;
 
 		attnums[i] = i + 1;
 		sortops[i] = get_opfamily_member(index->rd_opfamily[i],
@@ -470,20 +473,15 @@ blinkbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		 * for its btree operator family): an operator only a blink class
 		 * knows cannot sort.
 		 */
-		{
-			Oid			fam;
-			Oid			type;
-			int16		strat;
-
-			if (!get_ordering_op_properties(sortops[i], &fam, &type, &strat))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot build blink index \"%s\": the ordering of column %d has no btree operator class",
-								RelationGetRelationName(index), i + 1),
-						 errdetail("A blink build sorts the rows with operator %s, which no btree operator family contains.",
-								   format_operator(sortops[i])),
-						 errhint("Create a btree operator class with the same operators, or use a blink operator class whose operators btree knows.")));
-		}
+		if (!get_ordering_op_properties(sortops[i], &btfamily, &bttype,
+										&btstrategy))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot build blink index \"%s\": the ordering of column %d has no btree operator class",
+							RelationGetRelationName(index), i + 1),
+					 errdetail("A blink build sorts the rows with operator %s, which no btree operator family contains.",
+							   format_operator(sortops[i])),
+					 errhint("Create a btree operator class with the same operators, or use a blink operator class whose operators btree knows.")));
 		collations[i] = index->rd_indcollation[i];
 		nullsfirst[i] = (option & INDOPTION_NULLS_FIRST) != 0;
 	}
