@@ -146,11 +146,38 @@ kind_of(Relation rel)
  * Open a relation for the worker if it is (still) of a registered kind
  * (a valid index, for index kinds) with the given relfilenode
  * (InvalidOid: any); its kind in *kind.  NULL otherwise.
+ *
+ * With busy not NULL the lock is only taken if it is free at once: a
+ * refill or a return never waits for it.  A transaction that holds the
+ * relation in a conflicting mode (LOCK TABLE, ALTER, CLUSTER, REINDEX),
+ * or a request for such a lock queued behind its writers, may last as
+ * long as it likes; a worker that waited for it would serve no other pool
+ * of its database meanwhile, and, holding one of blinkam.max_workers
+ * places, maybe no other database either.  Then NULL with *busy set; the
+ * caller gives that work up (see worker_refill_one and
+ * worker_return_some for why nothing is lost).  The repair sweep (busy
+ * NULL) waits as any command does: it needs every relation once.
  */
 static Relation
-worker_open_relation(Oid relid, Oid relfilenode, const BlinkamRelationKind **kind)
+worker_open_relation(Oid relid, Oid relfilenode, const BlinkamRelationKind **kind,
+					 bool *busy)
 {
-	Relation	rel = try_relation_open(relid, RowExclusiveLock);
+	Relation	rel;
+
+	if (busy != NULL)
+	{
+		*busy = !ConditionalLockRelationOid(relid, RowExclusiveLock);
+		if (*busy)
+			return NULL;
+		rel = try_relation_open(relid, NoLock);
+		if (rel == NULL)
+		{
+			UnlockRelationOid(relid, RowExclusiveLock);
+			return NULL;
+		}
+	}
+	else
+		rel = try_relation_open(relid, RowExclusiveLock);
 
 	if (rel == NULL)
 		return NULL;
@@ -198,6 +225,7 @@ worker_refill_one(void)
 				ninternal;
 	Relation	rel;
 	const BlinkamRelationKind *kind;
+	bool		busy;
 	BlockNumber *blocks;
 	BlockNumber nblocks;
 	int			n,
@@ -210,10 +238,21 @@ worker_refill_one(void)
 		return true;
 
 	StartTransactionCommand();
-	rel = worker_open_relation(relid, node.relNode, &kind);
+	rel = worker_open_relation(relid, node.relNode, &kind, &busy);
 	if (rel == NULL)
 	{
-		blinkam_pool_forget(node);
+		/*
+		 * Locked by another transaction: this refill is given up, its
+		 * request was cleared when picked.  Nothing is lost: the pool
+		 * keeps its pages, and the next take that finds it low asks
+		 * again -- takes come from inserts, which the lock keeps out
+		 * until it goes unless its own transaction inserts, and then
+		 * only it is without a refill, as with a worker that waited.
+		 */
+		if (busy)
+			blinkam_count(BLINKAM_COUNTER_POOL_REFILLS_LOCKED, 1);
+		else
+			blinkam_pool_forget(node);
 		CommitTransactionCommand();
 		return true;
 	}
@@ -270,12 +309,23 @@ worker_return_some(void)
 	int			n = blinkam_pool_next_returns(&relid, &node, blocks, lengthof(blocks));
 	Relation	rel;
 	const BlinkamRelationKind *kind;
+	bool		busy;
 
 	if (n == 0)
 		return false;
 	StartTransactionCommand();
-	rel = worker_open_relation(relid, node.relNode, &kind);
-	if (rel != NULL)
+	rel = worker_open_relation(relid, node.relNode, &kind, &busy);
+	if (rel == NULL && busy)
+	{
+		/*
+		 * Locked by another transaction: the pages stay what they are,
+		 * zero pages of the relation that VACUUM records in its free
+		 * space map (blink's and blinkheap's both do), as pages the
+		 * return queue had no room for.
+		 */
+		blinkam_count(BLINKAM_COUNTER_POOL_PAGES_STRANDED, n);
+	}
+	else if (rel != NULL)
 	{
 		BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 		int			returned = 0;
@@ -493,7 +543,7 @@ worker_repair_relation(Oid relid, BlockNumber *blocks, int nblocks,
 		if (blinkam_worker_should_leave())
 			return;				/* asked to exit: the sweep ends here */
 		StartTransactionCommand();
-		rel = worker_open_relation(relid, InvalidOid, &kind);
+		rel = worker_open_relation(relid, InvalidOid, &kind, NULL);
 		if (rel == NULL)
 		{
 			CommitTransactionCommand();
