@@ -154,6 +154,7 @@
 #include "port/atomics.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
+#include "storage/s_lock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -266,22 +267,29 @@ csn_entry(FullTransactionId fxid)
  * Write a map entry.  Two committers can want the same entry (xids 2^16
  * apart), so a writer first claims it by swapping its fxid for
  * CSN_ENTRY_BUSY; readers compare fxid before and after reading csn and
- * top, so they see either a whole entry or a miss.
+ * top, so they see either a whole entry or a miss.  A claim is held for
+ * four stores; a writer that finds it held waits as for a spinlock
+ * (s_lock.c's backoff: spins, then sleeps growing to a second), so that a
+ * holder that lost its processor is not spun against for a whole time
+ * slice.
  */
 static void
 csn_map_store(FullTransactionId fxid, TransactionId top, uint64 csn)
 {
 	CsnMapEntry *e = csn_entry(fxid);
 	uint64		old;
+	SpinDelayStatus delay;
 
+	init_local_spin_delay(&delay);
 	for (;;)
 	{
 		old = pg_atomic_read_u64(&e->fxid);
 		if (old != CSN_ENTRY_BUSY &&
 			pg_atomic_compare_exchange_u64(&e->fxid, &old, CSN_ENTRY_BUSY))
 			break;
-		pg_spin_delay();
+		perform_spin_delay(&delay);
 	}
+	finish_spin_delay(&delay);
 	if (old != 0 && old != U64FromFullTransactionId(fxid))
 		blinkam_count(BLINKAM_COUNTER_CSN_MAP_EVICTIONS, 1);
 	/* tests: the entry is busy; a reader must take it for a miss */
