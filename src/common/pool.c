@@ -151,6 +151,8 @@ typedef struct BlinkPoolSlot
 	Oid			relid;
 	RelFileNode node;
 	bool		refill;			/* a refill is requested */
+	TimestampTz refill_after;	/* ... not to be tried before then (the
+								 * relation was locked: worker.c) */
 	bool		internal;		/* the relation has internal pages (an
 								 * index); a table's pool holds leaf
 								 * (data) pages only */
@@ -179,6 +181,9 @@ typedef struct BlinkPoolShared
 	int			nqueued;		/* of them, those in use (dbid set) */
 	uint64		tick;
 	uint32		last_ticket;	/* the last worker start's ticket */
+	int			next_scan;		/* the database entry the launcher's next
+								 * look for work starts at (in turn, so
+								 * that no database always comes first) */
 	uint32		last_sweep_id;	/* the last repair request's sweep_id */
 	bool		workers_wanted; /* a database with work waits for a worker
 								 * the launcher may not start
@@ -324,13 +329,17 @@ db_request(Oid dbid, bool create)
 	return NULL;
 }
 
-/* Has a pool slot of dbid asked for a refill?  (The pools lock held.) */
+/*
+ * Has a pool slot of dbid asked for a refill (that may be tried at now;
+ * 0: at any time)?  (The pools lock held.)
+ */
 static bool
-refill_pending(Oid dbid)
+refill_pending(Oid dbid, TimestampTz now)
 {
 	for (int i = 0; i < Pools->nslots; i++)
 	{
-		if (Pools->slots[i].dbid == dbid && Pools->slots[i].refill)
+		if (Pools->slots[i].dbid == dbid && Pools->slots[i].refill &&
+			(now == 0 || Pools->slots[i].refill_after <= now))
 			return true;
 	}
 	return false;
@@ -372,7 +381,7 @@ free_idle_entry(BlinkDbRequest *r)
 {
 	if (r->worker_pid == 0 && r->starting == 0 && !r->repair && !r->returns &&
 		(r->holders == 0 || !entry_held(r, GetCurrentTimestamp())) &&
-		!refill_pending(r->dbid))
+		!refill_pending(r->dbid, 0))
 		r->dbid = InvalidOid;
 }
 
@@ -591,6 +600,7 @@ blinkam_pool_take(Relation rel, bool leaf)
 		Pools->slots[slot].node = rel->rd_node;
 		Pools->slots[slot].n[0] = Pools->slots[slot].n[1] = 0;
 		Pools->slots[slot].refill = false;
+		Pools->slots[slot].refill_after = 0;
 		Pools->slots[slot].internal = rel->rd_rel->relkind == RELKIND_INDEX;
 		for (int k = 0; k < 2; k++)
 		{
@@ -638,23 +648,26 @@ blinkam_pool_take(Relation rel, bool leaf)
 }
 
 /*
- * For the worker of this database: pick one slot that asked for a refill.
- * Returns false if none.  The request is cleared when picked.
+ * For the worker of this database: pick one slot that asked for a refill
+ * (and may be tried now).  Returns false if none.  The request is cleared
+ * when picked.
  */
 bool
 blinkam_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 						int *need_internal)
 {
 	bool		found = false;
+	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < Pools->nslots && !found; i++)
 	{
 		BlinkPoolSlot *s = &Pools->slots[i];
 
-		if (s->dbid != MyDatabaseId || !s->refill)
+		if (s->dbid != MyDatabaseId || !s->refill || s->refill_after > now)
 			continue;
 		s->refill = false;
+		s->refill_after = 0;
 		*relid = s->relid;
 		*node = s->node;
 		*need_leaf = refill_need(s, 0);
@@ -663,6 +676,32 @@ blinkam_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 	}
 	LWLockRelease(Pools->lock);
 	return found;
+}
+
+/*
+ * The refill of (this database, node) just picked could not be done now
+ * (its relation is locked): ask for it again, to be tried no sooner than
+ * delay_ms from now.  Until then the worker serves the others, and it is
+ * idle if nothing else is asked for (so it leaves for another database
+ * that waits for a worker: the request, still set, brings one back).
+ */
+void
+blinkam_pool_refill_later(RelFileNode node, int delay_ms)
+{
+	TimestampTz when = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), delay_ms);
+
+	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, node))
+		{
+			s->refill = true;
+			s->refill_after = when;
+		}
+	}
+	LWLockRelease(Pools->lock);
 }
 
 /* Free the slot of (this database, node): its relation is gone. */
@@ -1147,9 +1186,12 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 		if (s->dbid != InvalidOid && s->refill)
 			(void) db_request(s->dbid, true);
 	}
-	for (int i = 0; i < BLINKAM_MAX_DB_REQUESTS; i++)
+	/* from a different entry each time: with fewer places than databases
+	 * wanting them, the first entries would always win */
+	Pools->next_scan = (Pools->next_scan + 1) % BLINKAM_MAX_DB_REQUESTS;
+	for (int k = 0; k < BLINKAM_MAX_DB_REQUESTS; k++)
 	{
-		BlinkDbRequest *r = &Pools->dbs[i];
+		BlinkDbRequest *r = &Pools->dbs[(Pools->next_scan + k) % BLINKAM_MAX_DB_REQUESTS];
 
 		/* an idle entry goes, one whose hold has expired included */
 		if (r->dbid != InvalidOid && r->worker_pid == 0 && r->starting == 0)
@@ -1157,7 +1199,8 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 		if (r->dbid == InvalidOid || r->worker_pid != 0 || r->starting != 0 ||
 			entry_held(r, now) || r->retry_at > now)
 			continue;
-		if (r->repair || r->returns || refill_pending(r->dbid))
+		/* a refill put off (its relation locked) waits for its time */
+		if (r->repair || r->returns || refill_pending(r->dbid, now))
 		{
 			if (n == max)
 			{

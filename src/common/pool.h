@@ -32,6 +32,7 @@ extern int	blinkam_pool_held(Relation rel);
 /* for the workers */
 extern bool blinkam_pool_next_refill(Oid *relid, RelFileNode *node,
 									 int *need_leaf, int *need_internal);
+extern void blinkam_pool_refill_later(RelFileNode node, int delay_ms);
 extern void blinkam_pool_forget(RelFileNode node);
 extern int	blinkam_pool_next_returns(Oid *relid, RelFileNode *node,
 									  BlockNumber *blocks, int max);

@@ -153,10 +153,11 @@ kind_of(Relation rel)
  * or a request for such a lock queued behind its writers, may last as
  * long as it likes; a worker that waited for it would serve no other pool
  * of its database meanwhile, and, holding one of blinkam.max_workers
- * places, maybe no other database either.  Then NULL with *busy set; the
- * caller gives that work up (see worker_refill_one and
- * worker_return_some for why nothing is lost).  The repair sweep (busy
- * NULL) waits as any command does: it needs every relation once.
+ * places, maybe no other database either.  Then NULL with *busy set: a
+ * refill is asked for again, a little later (worker_refill_one); a
+ * return leaves its pages to VACUUM (worker_return_some).  The repair
+ * sweep (busy NULL) waits as any command does: it needs every relation
+ * once.
  */
 static Relation
 worker_open_relation(Oid relid, Oid relfilenode, const BlinkamRelationKind **kind,
@@ -211,12 +212,23 @@ worker_page_is_new(Relation rel, BlockNumber blkno)
 	return isnew;
 }
 
+/* What worker_refill_one did */
+typedef enum WorkerRefill
+{
+	REFILL_NONE,				/* no request (that may be tried now) */
+	REFILL_DONE,				/* served (or its relation was gone) */
+	REFILL_LATER				/* the relation was locked: asked again */
+} WorkerRefill;
+
+/* How long a refill put back for a locked relation waits at least */
+#define REFILL_RETRY_MS		100
+
 /*
- * Serve one refill request; false if there was none.  Pages come from the
+ * Serve one refill request.  Pages come from the
  * free space map first (zero pages only: an entry for a page in use is
  * stale, and taking it cleared it), then from extending the index.
  */
-static bool
+static WorkerRefill
 worker_refill_one(void)
 {
 	Oid			relid;
@@ -232,29 +244,32 @@ worker_refill_one(void)
 				got = 0;
 
 	if (!blinkam_pool_next_refill(&relid, &node, &nleaf, &ninternal))
-		return false;
+		return REFILL_NONE;
 	n = nleaf + ninternal;
 	if (n == 0)
-		return true;
+		return REFILL_DONE;
 
 	StartTransactionCommand();
 	rel = worker_open_relation(relid, node.relNode, &kind, &busy);
 	if (rel == NULL)
 	{
 		/*
-		 * Locked by another transaction: this refill is given up, its
-		 * request was cleared when picked.  Nothing is lost: the pool
-		 * keeps its pages, and the next take that finds it low asks
-		 * again -- takes come from inserts, which the lock keeps out
-		 * until it goes unless its own transaction inserts, and then
-		 * only it is without a refill, as with a worker that waited.
+		 * Locked by another transaction: the request is put back, to be
+		 * tried again a moment later (by this worker or, if it leaves
+		 * meanwhile, the next one of this database).  A transaction that
+		 * creates an index and fills it, or locks a table and loads it,
+		 * gets its pool refilled soon after it commits, as when the worker
+		 * waited for it.
 		 */
-		if (busy)
-			blinkam_count(BLINKAM_COUNTER_POOL_REFILLS_LOCKED, 1);
-		else
-			blinkam_pool_forget(node);
 		CommitTransactionCommand();
-		return true;
+		if (!busy)
+		{
+			blinkam_pool_forget(node);
+			return REFILL_DONE;
+		}
+		blinkam_count(BLINKAM_COUNTER_POOL_REFILLS_LOCKED, 1);
+		blinkam_pool_refill_later(node, REFILL_RETRY_MS);
+		return REFILL_LATER;
 	}
 
 	blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * n);
@@ -291,7 +306,7 @@ worker_refill_one(void)
 	blinkam_count(BLINKAM_COUNTER_POOL_REFILLS, 1);
 	relation_close(rel, RowExclusiveLock);
 	CommitTransactionCommand();
-	return true;
+	return REFILL_DONE;
 }
 
 /*
@@ -363,13 +378,19 @@ worker_serve_pools(int max)
 
 	for (;;)
 	{
+		WorkerRefill r;
+
 		while (!blinkam_worker_should_leave() && (max == 0 || served < max) &&
 			   worker_return_some())
 			served++;
-		if (blinkam_worker_should_leave() || (max > 0 && served >= max) ||
-			!worker_refill_one())
+		if (blinkam_worker_should_leave() || (max > 0 && served >= max))
 			break;
-		served++;
+		r = worker_refill_one();
+		if (r == REFILL_NONE)
+			break;
+		/* one put back is not work done: it is not picked again so soon */
+		if (r == REFILL_DONE)
+			served++;
 	}
 	return served;
 }
