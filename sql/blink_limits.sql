@@ -93,6 +93,46 @@ SELECT (SELECT array_agg(a ORDER BY a) FROM e13) AS blink_rows,
 SELECT value = :deferred_before AS none_buffered FROM blinkam_stats() WHERE name = 'deferred_inserts';
 SELECT blink_check('e13_a', true);
 
+-- The same through C comparisons that call the PL/pgSQL one: a range over
+-- int4 with int4_no13_ops, an array of such ranges, a composite type of
+-- one (range_cmp, btarraycmp and btrecordcmp are C, the comparison they
+-- reach is not).  Such an index was buffered (none_buffered false), and
+-- where the key went into a leaf's unsorted tail uncompared its error
+-- came later, outside the EXCEPTION block (specs/blink_batch_not_c has
+-- the tail).
+CREATE TYPE r13 AS RANGE (subtype = int4, subtype_opclass = int4_no13_ops);
+CREATE TYPE c13 AS (r r13);
+CREATE TABLE e13r (r r13, a r13[], c c13);
+CREATE INDEX e13r_r ON e13r USING blink (r);
+CREATE INDEX e13r_a ON e13r USING blink (a);
+CREATE INDEX e13r_c ON e13r USING blink (c);
+CREATE TABLE e13r_bt (r r13, a r13[], c c13);
+CREATE INDEX e13r_bt_r ON e13r_bt USING btree (r);
+CREATE INDEX e13r_bt_a ON e13r_bt USING btree (a);
+CREATE INDEX e13r_bt_c ON e13r_bt USING btree (c);
+INSERT INTO e13r SELECT r13(g, g + 1), ARRAY[r13(g, g + 1)], ROW(r13(g, g + 1))::c13 FROM generate_series(1, 5) g;
+INSERT INTO e13r_bt SELECT * FROM e13r;
+SELECT value AS deferred_before FROM blinkam_stats() WHERE name = 'deferred_inserts' \gset
+BEGIN;
+INSERT INTO e13r VALUES (r13(9, 10), ARRAY[r13(9, 10)], ROW(r13(9, 10)));
+INSERT INTO e13r VALUES (r13(8, 9), ARRAY[r13(8, 9)], ROW(r13(8, 9)));	-- a tail
+INSERT INTO e13r_bt SELECT * FROM e13r WHERE lower(r) > 7;
+DO $$ BEGIN
+	BEGIN INSERT INTO e13r (r) VALUES (r13(13, 14));
+	EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'r: %', SQLERRM; END;
+	BEGIN INSERT INTO e13r (a) VALUES (ARRAY[r13(13, 14)]);
+	EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'a: %', SQLERRM; END;
+	BEGIN INSERT INTO e13r (c) VALUES (ROW(r13(13, 14)));
+	EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'c: %', SQLERRM; END;
+	BEGIN INSERT INTO e13r_bt (r) VALUES (r13(13, 14));
+	EXCEPTION WHEN raise_exception THEN RAISE NOTICE 'btree: %', SQLERRM; END;
+END $$;
+COMMIT;
+SELECT (SELECT array_agg(r ORDER BY r) FROM e13r) = (SELECT array_agg(r ORDER BY r) FROM e13r_bt) AS same_rows,
+       (SELECT count(*) FROM e13r) AS n;
+SELECT value = :deferred_before AS none_buffered FROM blinkam_stats() WHERE name = 'deferred_inserts';
+SELECT blink_check('e13r_r', true), blink_check('e13r_a', true), blink_check('e13r_c', true);
+
 -- Key size: the same limit as btree's (2704 bytes), the same errcode.
 CREATE TABLE ks (k text) ;
 ALTER TABLE ks ALTER k SET STORAGE plain;
@@ -162,7 +202,8 @@ SELECT blinkheap_check('ffb');
 DROP TABLE sq, sq_bt, ks, ks_bt, sv, nu, ffb, ffh;
 DROP OPERATOR CLASS int4_sql_ops USING blink;
 DROP OPERATOR CLASS int4_plpgsql_ops USING blink;
-DROP TABLE e13, e13_bt;
+DROP TABLE e13, e13_bt, e13r, e13r_bt;
+DROP TYPE c13, r13;
 DROP OPERATOR FAMILY int4_no13_ops USING blink;
 DROP OPERATOR FAMILY int4_no13_ops USING btree;
 DROP FUNCTION cmp_no13(int, int);

@@ -143,6 +143,7 @@ typedef struct BlinkRelCache
 	bool		meta_valid;		/* meta holds a copy of the metapage */
 	BlinkMetaPageData meta;
 	int8		dedup;			/* _blink_dedup_enabled: -1 not known yet */
+	int8		in_c;			/* _blink_compares_in_c: -1 not known yet */
 	/* leaf hints, in the order of their lo items */
 	int			nhints;
 	int			hint_last;		/* the hint the last lookup used, or -1 */
@@ -537,6 +538,7 @@ extern Size _blink_copy_key(IndexTuple dest, IndexTuple itup, ItemPointer tid);
 extern IndexTuple _blink_form_posting(IndexTuple base, const ItemPointerData *tids,
 									  int n);
 extern bool _blink_dedup_enabled(Relation rel);
+extern bool _blink_compares_in_c(Relation rel);
 extern IndexTuple _blink_minus_infinity(BlockNumber child);
 extern char *_blink_tuple_to_text(Relation rel, IndexTuple itup);
 extern void _blink_check_item_size(Relation rel, Relation heapRel, IndexTuple itup);

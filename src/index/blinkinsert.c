@@ -341,7 +341,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		key->nextkey = false;
 		{
 			bool		busy = false;
-			bool		batch = blinkam_batch_inserts &&
+			bool		batch = blinkam_batch_inserts && _blink_compares_in_c(rel) &&
 				checkUnique == UNIQUE_CHECK_YES && !TransactionIdIsValid(xid);
 
 			stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL, false);
@@ -453,7 +453,7 @@ blinkinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 * (batch.c); if that one inserts it, we are done without the lock.
 		 */
 		stack = _blink_find_leaf(rel, key, &buf,
-								 blinkam_batch_inserts ? &busy : NULL, false);
+								 blinkam_batch_inserts && _blink_compares_in_c(rel) ? &busy : NULL, false);
 		if (busy && _blink_insert_via_batch(rel, &buf, &itup, 1, &key, false, NULL) == 1)
 		{
 			_blink_free_stack(stack);
@@ -938,6 +938,17 @@ _blink_leaf_append(Relation rel, Page p, IndexTuple itup, bool may_merge)
 		(maxoff < first ||
 		 _blink_compare_tuple_end(rel, itup,
 								  (IndexTuple) PageGetItem(p, PageGetItemId(p, maxoff))) > 0);
+
+	/*
+	 * A comparison not in C may raise an error for some keys; appended
+	 * uncompared, such a key would raise it later, in every backend that
+	 * sorts or reads this tail, where btree raises it at the insert.  So
+	 * the key is compared once here (unknown counts as not in C: no
+	 * catalog lookup under the page lock).
+	 */
+	if (ntail > 0 && _blink_relcache(rel)->in_c != 1)
+		(void) _blink_compare_tuple_end(rel, itup,
+										(IndexTuple) PageGetItem(p, PageGetItemId(p, maxoff)));
 	if (PageAddItem(p, (Item) itup, IndexTupleSize(itup), OffsetNumberNext(maxoff),
 					false, false) == InvalidOffsetNumber)
 		return false;
@@ -1392,8 +1403,10 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 					 bool unchanged)
 {
 	int			i = 0;
+	bool		batch;
 
 	(void) _blink_dedup_enabled(rel);	/* (see blinkinsert) */
+	batch = blinkam_batch_inserts && _blink_compares_in_c(rel);
 	while (i < n)
 	{
 		BlinkScanInsert key = _blink_mkscankey(rel, itups[i]);
@@ -1409,8 +1422,7 @@ _blink_insert_sorted(Relation rel, IndexTuple *itups, int n, bool *landed,
 		 * takes the tuples below its high key that fit, in its own record.
 		 * Those it does not take are ours, with the leaf locked.
 		 */
-		stack = _blink_find_leaf(rel, key, &buf,
-								 blinkam_batch_inserts ? &busy : NULL, true);
+		stack = _blink_find_leaf(rel, key, &buf, batch ? &busy : NULL, true);
 		if (busy)
 		{
 			i += _blink_insert_via_batch(rel, &buf, &itups[i], n - i, &key,

@@ -404,6 +404,7 @@ _blink_relcache(Relation rel)
 													  sizeof(BlinkRelCache));
 
 		cache->dedup = -1;
+		cache->in_c = -1;
 		cache->hint_last = -1;
 		rel->rd_amcache = cache;
 	}

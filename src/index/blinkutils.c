@@ -18,18 +18,23 @@
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_opclass.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/index_selfuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "index/blink.h"
 
@@ -758,6 +763,104 @@ _blink_dedup_enabled(Relation rel)
 	 * for the cache only now.
 	 */
 	_blink_relcache(rel)->dedup = ok ? 1 : 0;
+	return ok;
+}
+
+/*
+ * Is comparison function proc, for values of type typid, written in C all
+ * the way down?  The comparisons of arrays, ranges, multiranges and
+ * composite types are C functions that call the default comparison of
+ * their elements, range subtype or columns, which may be written in
+ * anything: btarraycmp for an array of a type whose default operator
+ * class compares in PL/pgSQL, range_cmp for a range whose subtype
+ * operator class does.  Those are followed, to any depth.
+ */
+static bool
+_blink_cmp_native(Oid proc, Oid typid)
+{
+	HeapTuple	tup;
+	Oid			lang;
+	TypeCacheEntry *tc;
+
+	check_stack_depth();
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(proc));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	lang = ((Form_pg_proc) GETSTRUCT(tup))->prolang;
+	ReleaseSysCache(tup);
+	if (lang != INTERNALlanguageId && lang != ClanguageId)
+		return false;
+
+	typid = getBaseType(typid);
+	switch (proc)
+	{
+		case F_BTARRAYCMP:
+			{
+				Oid			elem = get_element_type(typid);
+
+				if (!OidIsValid(elem))
+					return false;
+				tc = lookup_type_cache(elem, TYPECACHE_CMP_PROC);
+				return OidIsValid(tc->cmp_proc) &&
+					_blink_cmp_native(tc->cmp_proc, elem);
+			}
+		case F_RANGE_CMP:
+			tc = lookup_type_cache(typid, TYPECACHE_RANGE_INFO);
+			return tc->rngelemtype != NULL &&
+				_blink_cmp_native(tc->rng_cmp_proc_finfo.fn_oid,
+								  tc->rngelemtype->type_id);
+		case F_MULTIRANGE_CMP:
+			tc = lookup_type_cache(typid, TYPECACHE_MULTIRANGE_INFO);
+			return tc->rngtype != NULL &&
+				_blink_cmp_native(F_RANGE_CMP, tc->rngtype->type_id);
+		case F_BTRECORDCMP:
+			tc = lookup_type_cache(typid, TYPECACHE_TUPDESC);
+			if (tc->tupDesc == NULL)
+				return false;	/* an anonymous record: not known here */
+			for (int i = 0; i < tc->tupDesc->natts; i++)
+			{
+				Form_pg_attribute att = TupleDescAttr(tc->tupDesc, i);
+				TypeCacheEntry *atc;
+
+				if (att->attisdropped)
+					continue;
+				atc = lookup_type_cache(att->atttypid, TYPECACHE_CMP_PROC);
+				if (!OidIsValid(atc->cmp_proc) ||
+					!_blink_cmp_native(atc->cmp_proc, att->atttypid))
+					return false;
+			}
+			return true;
+		default:
+			return true;
+	}
+}
+
+/*
+ * Are all of rel's key comparison functions written in C (built in, or an
+ * extension's), down to the elements of arrays, ranges and composite
+ * types (_blink_cmp_native)?  PostgreSQL's own comparisons raise no
+ * errors, and an extension's C ones are taken to behave alike; one written
+ * in SQL or a procedural language may raise an error for some values, and
+ * then must run where btree would run it, in the inserting backend during
+ * its INSERT: such an index buffers nothing (defer.c), publishes nothing
+ * to a leaf's holder (batch.c), and compares every key it appends to an
+ * unsorted tail with the leaf's last item (_blink_leaf_append).  Cached in
+ * rd_amcache, like _blink_dedup_enabled, and asked before a page is locked.
+ */
+bool
+_blink_compares_in_c(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int8		known = _blink_relcache(rel)->in_c;
+	bool		ok = true;
+
+	if (known >= 0)
+		return known == 1;
+	for (int i = 1; ok && i <= IndexRelationGetNumberOfKeyAttributes(rel); i++)
+		ok = _blink_cmp_native(index_getprocid(rel, i, 1),
+							   TupleDescAttr(desc, i - 1)->atttypid);
+	/* (the lookups may have freed rd_amcache: see _blink_dedup_enabled) */
+	_blink_relcache(rel)->in_c = ok ? 1 : 0;
 	return ok;
 }
 

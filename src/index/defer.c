@@ -23,7 +23,7 @@
  *     a procedural language) is never buffered: such a function runs
  *     queries, and an error it raises would come at the flush, where an
  *     EXCEPTION block around the INSERT cannot catch it
- *     (_blink_defer_native; sql/blink_limits).
+ *     (_blink_compares_in_c; sql/blink_limits).
  *   - Our own backend can see them: every blink scan (ambeginscan,
  *     amrescan), VACUUM and SQL tool of this extension flushes first, and
  *     so does every utility command before it starts (TRUNCATE, REINDEX,
@@ -116,15 +116,12 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
-#include "catalog/pg_language_d.h"
-#include "catalog/pg_proc.h"
 #include "executor/executor.h"
 #include "nodes/plannodes.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/syscache.h"
 
 #include "common/counters.h"
 #include "common/settings.h"
@@ -221,35 +218,6 @@ _blink_defer_reset(void)
 		MemoryContextReset(DeferContext);
 }
 
-/*
- * Are all of rel's key comparison functions written in C (built in, or an
- * extension's)?  Only then are its entries buffered.  A comparison runs
- * when the buffered entries are sorted and placed, at the flush: one
- * written in SQL or a procedural language runs queries there (at the
- * COMMIT), and whatever error it raises comes at the flush instead of the
- * INSERT, where an EXCEPTION block around the INSERT would have caught it
- * through btree.  PostgreSQL's own comparisons raise no errors, and an
- * extension's C ones are taken to behave alike.
- */
-static bool
-_blink_defer_native(Relation rel)
-{
-	for (int i = 1; i <= IndexRelationGetNumberOfKeyAttributes(rel); i++)
-	{
-		HeapTuple	tup = SearchSysCache1(PROCOID,
-										  ObjectIdGetDatum(index_getprocid(rel, i, 1)));
-		Oid			lang;
-
-		if (!HeapTupleIsValid(tup))
-			return false;
-		lang = ((Form_pg_proc) GETSTRUCT(tup))->prolang;
-		ReleaseSysCache(tup);
-		if (lang != INTERNALlanguageId && lang != ClanguageId)
-			return false;
-	}
-	return true;
-}
-
 static DeferBuffer *
 _blink_defer_buffer(Relation rel, Relation heapRel)
 {
@@ -277,7 +245,7 @@ _blink_defer_buffer(Relation rel, Relation heapRel)
 	b->cap = 0;
 	b->entries = NULL;
 	b->unchanged = false;
-	b->native = _blink_defer_native(rel);
+	b->native = _blink_compares_in_c(rel);
 	return b;
 }
 
