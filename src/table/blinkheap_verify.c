@@ -201,7 +201,8 @@ _bh_check_tuple(Relation rel, Buffer buf, HeapTuple tup, BlockNumber nblocks,
 	if (!(h->t_infomask & HEAP_HASEXTERNAL) && HeapTupleHasExternal(tup))
 		_bh_corrupted(rel, blk, off, "inconsistent external flag");
 
-	if (!_bh_xid_in_past(HeapTupleHeaderGetRawXmin(h), nextxid))
+	if (!HeapTupleHeaderXminFrozen(h) &&
+		!_bh_xid_in_past(HeapTupleHeaderGetRawXmin(h), nextxid))
 	{
 		snprintf(detail, sizeof(detail), "xmin %u is in the future",
 				 HeapTupleHeaderGetRawXmin(h));
