@@ -343,7 +343,12 @@ _bh_vac_prune_page(BhVacState *vs, Buffer buf, bool *has_dead)
 	/* is any line pointer still in use? */
 	maxoff = PageGetMaxOffsetNumber(page);
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff && !used; off = OffsetNumberNext(off))
-		used = ItemIdIsUsed(PageGetItemId(page, off));
+	{
+		ItemId		lp = PageGetItemId(page, off);
+
+		/* pass 2 frees the LP_DEAD ones collected above */
+		used = ItemIdIsUsed(lp) && !(ItemIdIsDead(lp) && vs->do_index_cleanup);
+	}
 	return used;
 }
 
@@ -398,12 +403,15 @@ _bh_vac_noprune_page(BhVacState *vs, Buffer buf, bool aggressive,
 			continue;
 		if (ItemIdIsRedirected(lp))
 			_bh_corrupted(rel, blkno, off, "redirect line pointer (blinkheap has no HOT chains)");
-		*used = true;
 		if (ItemIdIsDead(lp))
 		{
+			/* pass 2 frees it if collected */
+			if (!vs->do_index_cleanup)
+				*used = true;
 			olddead[nolddead++] = off;
 			continue;
 		}
+		*used = true;
 		if (!_bh_get_tuple(rel, buf, off, &tup))
 			continue;
 
