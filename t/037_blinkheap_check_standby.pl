@@ -5,7 +5,8 @@
 # running-xacts record lists), so while a waiter with a newer xid keeps its
 # transaction open, its row's xmin lies past the standby's nextXid.  The
 # check reported the table corrupted ("xmin N is in the future"); found by
-# running blinkheap_check on a standby beside PostgreSQL's suites.
+# running blinkheap_check on a standby beside PostgreSQL's suites.  At the
+# end, the checks and page tools on unlogged relations (helper-51).
 #
 # The same test then found that such a waiter's COMMIT was asynchronous:
 # PostgreSQL flushes a commit record (and waits for synchronous standbys)
@@ -106,6 +107,35 @@ is($standby->safe_psql('postgres',
 	'standby: both rows as soon as the waiter\'s COMMIT returned (remote_apply)');
 is($standby->safe_psql('postgres', "SELECT blinkheap_check('bt')"), '',
 	'blinkheap_check on the standby after the commit');
+
+# Unlogged relations have no pages on a standby: the checks skip them
+# with a notice, as amcheck does (a loop over every relation goes on);
+# the page tools refuse them as PostgreSQL refuses a query.  Both used to
+# fail with "could not open file".
+$primary->safe_psql('postgres', q(
+	CREATE UNLOGGED TABLE ul (a int) USING blinkheap;
+	INSERT INTO ul SELECT generate_series(1, 1000);
+	CREATE INDEX ul_a ON ul USING blink (a);
+	CREATE UNLOGGED TABLE ulh (a int);
+	CREATE INDEX ulh_a ON ulh USING blink (a);));
+$primary->wait_for_catchup($standby);
+my ($ret, $out, $err) = $standby->psql('postgres',
+	"SELECT blinkheap_check('ul'); SELECT blink_check('ul_a', true); SELECT blink_check('ulh_a')");
+is($ret, 0, 'standby: the checks of unlogged relations succeed');
+like($err, qr/skipping unlogged blinkheap table "ul" during recovery/,
+	'standby: blinkheap_check skips the unlogged table');
+like($err, qr/skipping unlogged blink index "ul_a" during recovery.*skipping unlogged blink index "ulh_a"/s,
+	'standby: blink_check skips the unlogged indexes');
+for my $tool ("blinkheap_page_stats('ul', 0)", "blink_tree_stats('ul_a')",
+	"blink_page_items('ulh_a', 1)")
+{
+	($ret, $out, $err) = $standby->psql('postgres', "SELECT * FROM $tool");
+	like($err, qr/cannot access temporary or unlogged relations during recovery/,
+		"standby: $tool is refused");
+}
+is($primary->safe_psql('postgres',
+	"SELECT blinkheap_check('ul'), blink_check('ul_a', true), blink_check('ulh_a', true)"),
+	'||', 'primary: the unlogged relations check');
 
 $ctl->quit;
 $holder->quit;

@@ -678,7 +678,7 @@ extern void _blink_onconflict_init(void);
 extern void _blink_fkcheck(Node *stmt);
 
 /* blinkverify.c */
-extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode);
+extern Relation blink_open_index(Oid indexoid, LOCKMODE lockmode, bool *skip);
 
 /* blinkrepair.c */
 extern void _blink_repair_init(void);

@@ -73,7 +73,7 @@ build_tuple(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
 Datum
 blink_metap(PG_FUNCTION_ARGS)
 {
-	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock, NULL);
 	BlinkMetaPageData meta;
 	Datum		values[4];
 	bool		nulls[4] = {false};
@@ -92,7 +92,7 @@ blink_metap(PG_FUNCTION_ARGS)
 Datum
 blink_page_stats(PG_FUNCTION_ARGS)
 {
-	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock, NULL);
 	BlockNumber blkno = check_block(rel, PG_GETARG_INT64(1));
 	Buffer		buf;
 	Page		page;
@@ -151,7 +151,7 @@ Datum
 blink_page_items(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock, NULL);
 	BlockNumber blkno = check_block(rel, PG_GETARG_INT64(1));
 	Buffer		buf;
 	Page		page;
@@ -226,7 +226,7 @@ blink_page_items(PG_FUNCTION_ARGS)
 Datum
 blink_tree_stats(PG_FUNCTION_ARGS)
 {
-	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock);
+	Relation	rel = blink_open_index(PG_GETARG_OID(0), AccessShareLock, NULL);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	int64		leaf = 0,
 				internal = 0,

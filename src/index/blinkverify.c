@@ -103,9 +103,15 @@ typedef struct TidEntry
 /*
  * Open an index for blink_check and the introspection functions, refusing
  * anything that is not a blink index.  Returns it locked in lockmode.
+ *
+ * An unlogged index has no pages on a standby (nor during crash recovery
+ * before it is reset): with skip NULL that is an error, in PostgreSQL's
+ * words for a query; a check passes skip, gets *skip set and says it
+ * skips the index, as amcheck does, so that a loop checking every index
+ * of a standby goes on.
  */
 Relation
-blink_open_index(Oid indexoid, LOCKMODE lockmode)
+blink_open_index(Oid indexoid, LOCKMODE lockmode, bool *skip)
 {
 	Relation	rel;
 
@@ -141,6 +147,20 @@ blink_open_index(Oid indexoid, LOCKMODE lockmode)
 				 errmsg("blink index \"%s\" is not valid",
 						RelationGetRelationName(rel)),
 				 errhint("It may still be being built; REINDEX it if a build failed.")));
+	if (skip)
+		*skip = false;
+	if (RecoveryInProgress() && rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		if (skip == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot access temporary or unlogged relations during recovery")));
+		ereport(NOTICE,
+				(errmsg("skipping unlogged blink index \"%s\" during recovery",
+						RelationGetRelationName(rel)),
+				 errdetail("An unlogged index has no contents on a standby.")));
+		*skip = true;
+	}
 	return rel;
 }
 
@@ -743,13 +763,21 @@ blink_check_once(Oid indexoid, bool heapallindexed)
 	MemoryContext cxt,
 				old;
 	Snapshot	rows_snapshot = NULL;
+	bool		skip;
 
 	LOCKMODE	lockmode = RecoveryInProgress() ? AccessShareLock : ShareLock;
 
 	/* Table first, then index, as everyone else locks them. */
 	if (OidIsValid(heapoid))
 		heap = table_open(heapoid, lockmode);
-	rel = blink_open_index(indexoid, lockmode);
+	rel = blink_open_index(indexoid, lockmode, &skip);
+	if (skip)
+	{
+		relation_close(rel, lockmode);
+		if (heap)
+			table_close(heap, lockmode);
+		return;
+	}
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "blink_check",
 								ALLOCSET_DEFAULT_SIZES);

@@ -81,9 +81,12 @@ _bh_extent_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
 }
 
-/* Open a table and make sure it is a blinkheap table. */
+/*
+ * Open a table and make sure it is a blinkheap table.  An unlogged one
+ * during recovery: as blink_open_index (blinkverify.c).
+ */
 static Relation
-_bh_open_checked(Oid relid, LOCKMODE lockmode)
+_bh_open_checked(Oid relid, LOCKMODE lockmode, bool *skip)
 {
 	Relation	rel = try_relation_open(relid, lockmode);
 
@@ -105,6 +108,20 @@ _bh_open_checked(Oid relid, LOCKMODE lockmode)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot access temporary tables of other sessions")));
+	if (skip)
+		*skip = false;
+	if (RecoveryInProgress() && rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		if (skip == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot access temporary or unlogged relations during recovery")));
+		ereport(NOTICE,
+				(errmsg("skipping unlogged blinkheap table \"%s\" during recovery",
+						RelationGetRelationName(rel)),
+				 errdetail("An unlogged table has no contents on a standby.")));
+		*skip = true;
+	}
 	return rel;
 }
 
@@ -423,21 +440,31 @@ Datum
 blinkheap_check(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
-	Relation	rel = _bh_open_checked(relid, AccessShareLock);
+	bool		skip;
+	Relation	rel = _bh_open_checked(relid, AccessShareLock, &skip);
 	Relation	toastrel = NULL;
 	Relation   *toastidxs = NULL;
 	int			ntoastidx = 0;
 	int			valididx = 0;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber nblocks;
 	TransactionId nextxid = XidFromFullTransactionId(ReadNextFullTransactionId());
 	MultiXactId nextmulti = ReadNextMultiXactId();
 	TransactionId frozenxid = rel->rd_rel->relfrozenxid;
 	MultiXactId minmxid = rel->rd_rel->relminmxid;
-	Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
-	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	Snapshot	snapshot;
+	BufferAccessStrategy strategy;
 	BhToastRefs refs;
 	BhExtent	extents[BLINKHEAP_MAX_TUPLES_PER_PAGE];
 	BlockNumber blk;
+
+	if (skip)
+	{
+		relation_close(rel, AccessShareLock);
+		PG_RETURN_VOID();
+	}
+	nblocks = RelationGetNumberOfBlocks(rel);
+	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	strategy = GetAccessStrategy(BAS_BULKREAD);
 
 	if (OidIsValid(rel->rd_rel->reltoastrelid))
 	{
@@ -564,7 +591,7 @@ blinkheap_page_stats(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	int64		blkno = PG_GETARG_INT64(1);
-	Relation	rel = _bh_open_checked(relid, AccessShareLock);
+	Relation	rel = _bh_open_checked(relid, AccessShareLock, NULL);
 	TransactionId oldest = GetOldestNonRemovableTransactionId(rel);
 	TupleDesc	tupdesc;
 	Buffer		buf;
@@ -695,7 +722,7 @@ blinkheap_page_items(PG_FUNCTION_ARGS)
 				maxoff;
 
 	InitMaterializedSRF(fcinfo, 0);
-	rel = _bh_open_checked(relid, AccessShareLock);
+	rel = _bh_open_checked(relid, AccessShareLock, NULL);
 	buf = _bh_read_block_for_tool(rel, blkno);
 	page = BufferGetPage(buf);
 	maxoff = PageIsNew(page) ? InvalidOffsetNumber : PageGetMaxOffsetNumber(page);
