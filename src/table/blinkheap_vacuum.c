@@ -79,6 +79,7 @@
 #include "access/multixact.h"
 #include "access/transam.h"
 #include "catalog/storage.h"
+#include "commands/dbcommands.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -87,6 +88,7 @@
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
 #include "storage/lmgr.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_rusage.h"
 
@@ -103,6 +105,7 @@ typedef struct BhVacState
 	Relation   *indrels;
 	IndexBulkDeleteResult **istats;
 	bool		do_index_cleanup;
+	int			elevel;			/* INFO with VERBOSE, else DEBUG2 */
 
 	/* horizons */
 	TransactionId OldestXmin;
@@ -591,7 +594,7 @@ _bh_vac_truncate(BhVacState *vs)
 		RelationTruncate(vs->rel, newblocks);
 		_bh_hot_forget(vs->rel);
 		vs->rel_pages = newblocks;
-		ereport(DEBUG1,
+		ereport(vs->elevel,
 				(errmsg("\"%s\": truncated %u to %u pages",
 						RelationGetRelationName(vs->rel), nblocks, newblocks)));
 	}
@@ -616,12 +619,17 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 	double		new_live_tuples;
 	int			elevel = (params->options & VACOPT_VERBOSE) ? INFO : DEBUG2;
 	PGRUsage	ru0;
+	TimestampTz starttime = 0;
 
+	/* autovacuum logs its runs past log_autovacuum_min_duration, as heap */
+	if (IsAutoVacuumWorkerProcess() && params->log_min_duration >= 0)
+		starttime = GetCurrentTimestamp();
 	pg_rusage_init(&ru0);
 	pgstat_progress_start_command(PROGRESS_COMMAND_VACUUM, RelationGetRelid(rel));
 
 	vs.rel = rel;
 	vs.bstrategy = bstrategy;
+	vs.elevel = elevel;
 	aggressive = vacuum_set_xid_limits(rel,
 									   params->freeze_min_age,
 									   params->freeze_table_age,
@@ -770,15 +778,30 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 						 Max(new_live_tuples, 0),
 						 vs.recently_dead_tuples + vs.missed_dead_tuples);
 
-	ereport(elevel,
-			(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages, %d index scans",
-					RelationGetRelationName(rel), vs.removed_tuples,
-					vs.frozen_tuples, vs.live_tuples, vs.recently_dead_tuples,
-					vs.rel_pages, vs.num_index_scans),
-			 errdetail_internal("relfrozenxid %s, relminmxid %s. %s",
-								frozenxid_updated ? "advanced" : "unchanged",
-								minmulti_updated ? "advanced" : "unchanged",
-								pg_rusage_show(&ru0))));
+	if (starttime != 0 &&
+		TimestampDifferenceExceeds(starttime, GetCurrentTimestamp(),
+								   params->log_min_duration))
+		ereport(LOG,
+				(errmsg("automatic vacuum of blinkheap table \"%s.%s.%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages, %d index scans",
+						get_database_name(MyDatabaseId),
+						get_namespace_name(RelationGetNamespace(rel)),
+						RelationGetRelationName(rel), vs.removed_tuples,
+						vs.frozen_tuples, vs.live_tuples, vs.recently_dead_tuples,
+						vs.rel_pages, vs.num_index_scans),
+				 errdetail_internal("relfrozenxid %s, relminmxid %s. %s",
+									frozenxid_updated ? "advanced" : "unchanged",
+									minmulti_updated ? "advanced" : "unchanged",
+									pg_rusage_show(&ru0))));
+	else
+		ereport(elevel,
+				(errmsg("blinkheap \"%s\": removed %.0f dead tuples, froze %.0f, %.0f live and %.0f recently dead remain in %u pages, %d index scans",
+						RelationGetRelationName(rel), vs.removed_tuples,
+						vs.frozen_tuples, vs.live_tuples, vs.recently_dead_tuples,
+						vs.rel_pages, vs.num_index_scans),
+				 errdetail_internal("relfrozenxid %s, relminmxid %s. %s",
+									frozenxid_updated ? "advanced" : "unchanged",
+									minmulti_updated ? "advanced" : "unchanged",
+									pg_rusage_show(&ru0))));
 
 	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_VACUUM_REMOVED, (uint64) vs.removed_tuples);
 	blinkam_count(BLINKAM_COUNTER_BLINKHEAP_VACUUM_FROZEN, (uint64) vs.frozen_tuples);
