@@ -222,32 +222,25 @@ typedef enum WorkerRefill
 
 /* How long a refill put back for a locked relation waits at least */
 #define REFILL_RETRY_MS		100
+/* ... and one that failed (a full disk) */
+#define REFILL_FAILED_RETRY_MS	10000
 
 /*
- * Serve one refill request.  Pages come from the
- * free space map first (zero pages only: an entry for a page in use is
- * stale, and taking it cleared it), then from extending the index.
+ * Refill the pool of relid (node) with nleaf leaf and ninternal internal
+ * pages, in a transaction of its own.  Pages come from the free space map
+ * first (zero pages only: an entry for a page in use is stale, and taking
+ * it cleared it), then from extending the relation.
  */
 static WorkerRefill
-worker_refill_one(void)
+worker_refill_relation(Oid relid, RelFileNode node, int nleaf, int ninternal)
 {
-	Oid			relid;
-	RelFileNode node;
-	int			nleaf,
-				ninternal;
 	Relation	rel;
 	const BlinkamRelationKind *kind;
 	bool		busy;
 	BlockNumber *blocks;
 	BlockNumber nblocks;
-	int			n,
+	int			n = nleaf + ninternal,
 				got = 0;
-
-	if (!blinkam_pool_next_refill(&relid, &node, &nleaf, &ninternal))
-		return REFILL_NONE;
-	n = nleaf + ninternal;
-	if (n == 0)
-		return REFILL_DONE;
 
 	StartTransactionCommand();
 	rel = worker_open_relation(relid, node.relNode, &kind, &busy);
@@ -307,6 +300,52 @@ worker_refill_one(void)
 	relation_close(rel, RowExclusiveLock);
 	CommitTransactionCommand();
 	return REFILL_DONE;
+}
+
+/*
+ * Serve one refill request.
+ *
+ * One that fails -- a full disk, a file size limit, an I/O error, a
+ * cancel -- is logged and put off for REFILL_FAILED_RETRY_MS (counted in
+ * pool_refills_failed), as autovacuum goes on after a table it could not
+ * vacuum.  Until 2026-11-28 the error ended the worker, the next take
+ * that found the pool low started another at once, and with a tablespace
+ * full a database's workers failed and restarted hundreds of times a
+ * minute (helper-50).  The pages extended before the error are zero pages
+ * of the relation, for VACUUM.  A FATAL (pg_terminate_backend, shutdown)
+ * still ends the worker.
+ */
+static WorkerRefill
+worker_refill_one(void)
+{
+	Oid			relid;
+	RelFileNode node;
+	int			nleaf,
+				ninternal;
+	WorkerRefill result;
+
+	if (!blinkam_pool_next_refill(&relid, &node, &nleaf, &ninternal))
+		return REFILL_NONE;
+	if (nleaf + ninternal == 0)
+		return REFILL_DONE;
+
+	PG_TRY();
+	{
+		result = worker_refill_relation(relid, node, nleaf, ninternal);
+	}
+	PG_CATCH();
+	{
+		HOLD_INTERRUPTS();
+		EmitErrorReport();
+		AbortOutOfAnyTransaction();
+		FlushErrorState();
+		RESUME_INTERRUPTS();
+		blinkam_count(BLINKAM_COUNTER_POOL_REFILLS_FAILED, 1);
+		blinkam_pool_refill_later(node, REFILL_FAILED_RETRY_MS);
+		result = REFILL_LATER;
+	}
+	PG_END_TRY();
+	return result;
 }
 
 /*
