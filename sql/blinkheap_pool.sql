@@ -148,4 +148,21 @@ SELECT estimated_rows('SELECT * FROM pe') BETWEEN 0.8 * 700 AND 1.2 * 700
 SELECT blinkheap_check('pe');
 DROP TABLE pe;
 DROP FUNCTION estimated_rows(text);
+
+-- A VACUUM that truncates the table drops its pool: the pool's pages past
+-- the new end are gone (a slot kept looked full, so it was never refilled,
+-- and every take skipped its stale blocks), those before it are in the
+-- free space map.  Inserts afterwards start a new pool and run as usual.
+CREATE TABLE pv (id int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
+INSERT INTO pv SELECT i, repeat('v', 200) FROM generate_series(1, 2000) i;
+SELECT pool_pages('pv') > 0 AS pool_filled;
+DELETE FROM pv WHERE id > 100;
+VACUUM pv;
+SELECT pg_relation_size('pv') / 8192 < 10 AS truncated;
+SELECT count(*) AS pools_after_truncation FROM blinkam_pools() WHERE index = 'pv'::regclass;
+INSERT INTO pv SELECT i, repeat('w', 200) FROM generate_series(101, 3000) i;
+SELECT count(*), count(DISTINCT id) FROM pv;
+SELECT pool_pages('pv') > 0 AS pool_filled_again;
+SELECT blinkheap_check('pv');
+DROP TABLE pv;
 DROP FUNCTION pool_pages(regclass);

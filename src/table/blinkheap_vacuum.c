@@ -94,6 +94,7 @@
 
 #include "common/counters.h"
 #include "common/gxlog.h"
+#include "common/pool.h"
 #include "common/settings.h"
 #include "table/blinkheap.h"
 
@@ -593,6 +594,17 @@ _bh_vac_truncate(BhVacState *vs)
 									 PROGRESS_VACUUM_PHASE_TRUNCATE);
 		RelationTruncate(vs->rel, newblocks);
 		_bh_hot_forget(vs->rel);
+
+		/*
+		 * The pool's blocks past the new end are gone, and those before it
+		 * are zero pages this VACUUM has just recorded in the free space
+		 * map: its slot goes, and the next take starts a new one, which
+		 * the worker fills from the map first.  (A slot kept would look
+		 * full and never be refilled, while each take skipped its stale
+		 * blocks one by one.)  No take or refill runs meanwhile: both need
+		 * a lock that our AccessExclusiveLock excludes.
+		 */
+		blinkam_pool_forget(vs->rel->rd_node);
 		vs->rel_pages = newblocks;
 		ereport(vs->elevel,
 				(errmsg("\"%s\": truncated %u to %u pages",
