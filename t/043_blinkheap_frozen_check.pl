@@ -6,7 +6,8 @@
 #
 # The xid counter is moved on with pg_resetwal in two steps of 1.1
 # billion, each followed by VACUUM FREEZE in every database, so that the
-# wraparound limits never stop the server.
+# wraparound limits never stop the server.  After the first step, the
+# wraparound failsafe of VACUUM (helper-49: blinkheap had none).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -18,6 +19,7 @@ $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'blinkam'
 autovacuum = off
+vacuum_failsafe_age = 0
 });
 $node->start;
 
@@ -28,6 +30,10 @@ CREATE INDEX f_id ON f USING blink (id);
 INSERT INTO f SELECT g, 'old' FROM generate_series(1, 100) g;
 CREATE TABLE fh AS SELECT * FROM f;
 VACUUM FREEZE f;
+CREATE TABLE fs (id int) USING blinkheap WITH (autovacuum_enabled = off);
+CREATE INDEX fs_id ON fs USING blink (id);
+INSERT INTO fs SELECT generate_series(1, 100);
+DELETE FROM fs WHERE id > 90;
 });
 my $xmin = $node->safe_psql('postgres',
 	"SELECT DISTINCT t_xmin FROM blinkheap_page_items('f', 0)");
@@ -53,6 +59,28 @@ for my $next (1_100_000_000, 2_200_000_000)
 	command_ok([ 'pg_resetwal', '-x', $next, '-D', $node->data_dir ],
 		"pg_resetwal -x $next");
 	$node->start;
+
+	# The wraparound failsafe (effective from 105% of
+	# autovacuum_freeze_max_age, 210 million): with the table's
+	# relfrozenxid a billion transactions old, VACUUM only freezes, as
+	# heap's does -- no index pass, no truncation -- and says so.
+	# (vacuum_failsafe_age = 0 here: after the jump, anti-wraparound
+	# autovacuum may come first, so the server log is where to look.)
+	if ($next == 1_100_000_000)
+	{
+		$node->safe_psql('postgres', 'VACUUM fs');
+		like(slurp_file($node->logfile),
+			qr/WARNING:  bypassing nonessential maintenance of blinkheap table "postgres\.public\.fs" as a failsafe after 0 index scans/,
+			'VACUUM of an old blinkheap table triggers the failsafe');
+		ok($node->safe_psql('postgres',
+				"SELECT age(relfrozenxid) < 1000000 FROM pg_class WHERE relname = 'fs'") eq 't',
+			'and still advances relfrozenxid');
+		is($node->safe_psql('postgres', 'SELECT count(*) FROM fs'), '90',
+			'fs keeps its live rows');
+		is($node->safe_psql('postgres',
+				"SELECT blinkheap_check('fs'), blink_check('fs_id', true)"),
+			'|', 'fs and its index check');
+	}
 	freeze_all();
 }
 

@@ -87,6 +87,7 @@
 #include "postmaster/autovacuum.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -106,6 +107,7 @@ typedef struct BhVacState
 	Relation   *indrels;
 	IndexBulkDeleteResult **istats;
 	bool		do_index_cleanup;
+	bool		failsafe;		/* the wraparound failsafe has triggered */
 	int			elevel;			/* INFO with VERBOSE, else DEBUG2 */
 
 	/* horizons */
@@ -507,13 +509,55 @@ _bh_vac_unused_pages(BhVacState *vs)
 								 vs->scanned_pages);
 }
 
+/* How a truncation waits for its lock */
+#define BH_TRUNCATE_LOCK_WAIT_MS	50
+#define BH_TRUNCATE_LOCK_TIMEOUT_MS	5000
+
+/* The failsafe is looked at again after this many pages (4 GB) */
+#define BH_FAILSAFE_EVERY_PAGES \
+	((BlockNumber) (((uint64) 4 * 1024 * 1024 * 1024) / BLCKSZ))
+
+/*
+ * The wraparound failsafe, as heap's VACUUM has it: once the table's
+ * relfrozenxid or relminmxid is older than vacuum_failsafe_age or
+ * vacuum_multixact_failsafe_age, what is left of this VACUUM only
+ * freezes and advances them -- no index pass, no index cleanup, no
+ * truncation, no cost delay -- so that the table gets out of danger as
+ * fast as it can.  Dead TIDs already collected stay LP_DEAD line pointers
+ * for a later VACUUM (nothing frees a line pointer an index may still
+ * point at), and pages counted as emptied by a pass 2 that no longer
+ * comes are not truncated.  True once triggered (warned once).
+ */
+static bool
+_bh_vac_failsafe(BhVacState *vs)
+{
+	if (vs->failsafe)
+		return true;
+	if (!vacuum_xid_failsafe_check(vs->rel->rd_rel->relfrozenxid,
+								   vs->rel->rd_rel->relminmxid))
+		return false;
+	vs->failsafe = true;
+	vs->do_index_cleanup = false;
+	VacuumCostActive = false;
+	VacuumCostBalance = 0;
+	ereport(WARNING,
+			(errmsg("bypassing nonessential maintenance of blinkheap table \"%s.%s.%s\" as a failsafe after %d index scans",
+					get_database_name(MyDatabaseId),
+					get_namespace_name(RelationGetNamespace(vs->rel)),
+					RelationGetRelationName(vs->rel), vs->num_index_scans),
+			 errdetail("The table's relfrozenxid or relminmxid is too far in the past."),
+			 errhint("Consider increasing configuration parameter \"maintenance_work_mem\" or \"autovacuum_work_mem\".\n"
+					 "You might also need to consider other ways for VACUUM to keep up with the allocation of transaction IDs.")));
+	return true;
+}
+
 /* Index pass and pass 2 for what dead_items holds; then empty it. */
 static void
 _bh_vac_flush(BhVacState *vs)
 {
 	if (vs->dead_items->num_items == 0)
 		return;
-	if (vs->do_index_cleanup)
+	if (vs->do_index_cleanup && !_bh_vac_failsafe(vs))
 	{
 		pgstat_progress_update_param(PROGRESS_VACUUM_PHASE,
 									 PROGRESS_VACUUM_PHASE_VACUUM_INDEX);
@@ -568,18 +612,39 @@ _bh_vac_page_empty(BhVacState *vs, BlockNumber blkno)
 
 /*
  * Give the empty pages at the end back to the file system, if an
- * AccessExclusiveLock can be had at once (VACUUM must not queue behind
- * readers and stall everyone queued behind it).  Under the lock nobody
- * can add a tuple, so the pages found empty stay empty.
+ * AccessExclusiveLock can be had without queueing for it (VACUUM must not
+ * queue behind readers and stall everyone queued behind it).  Under the
+ * lock nobody can add a tuple, so the pages found empty stay empty.
  */
 static void
 _bh_vac_truncate(BhVacState *vs)
 {
 	BlockNumber nblocks;
 	BlockNumber newblocks;
+	int			waited_ms = 0;
 
-	if (!ConditionalLockRelation(vs->rel, AccessExclusiveLock))
-		return;
+	/*
+	 * The lock is asked for without waiting, as heap's VACUUM does, every
+	 * 50 ms for up to 5 s: a queued AccessExclusiveLock request would stop
+	 * every reader and writer of the table behind it.  (One try only, until
+	 * 2026-11-28: a pool refill or an insert holding the table for a moment
+	 * made the truncation skip.)
+	 */
+	while (!ConditionalLockRelation(vs->rel, AccessExclusiveLock))
+	{
+		if (waited_ms >= BH_TRUNCATE_LOCK_TIMEOUT_MS)
+		{
+			ereport(vs->elevel,
+					(errmsg("\"%s\": stopping truncate due to conflicting lock request",
+							RelationGetRelationName(vs->rel))));
+			return;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 BH_TRUNCATE_LOCK_WAIT_MS, WAIT_EVENT_VACUUM_TRUNCATE);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		waited_ms += BH_TRUNCATE_LOCK_WAIT_MS;
+	}
 	nblocks = RelationGetNumberOfBlocks(vs->rel);
 	newblocks = nblocks;
 	while (newblocks > vs->nonempty_pages &&
@@ -678,6 +743,7 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 	pgstat_progress_update_param(PROGRESS_VACUUM_TOTAL_HEAP_BLKS, vs.rel_pages);
 	pgstat_progress_update_param(PROGRESS_VACUUM_MAX_DEAD_TUPLES, max_items);
 
+	(void) _bh_vac_failsafe(&vs);
 	for (BlockNumber blkno = 0; blkno < vs.rel_pages; blkno++)
 	{
 		Buffer		buf;
@@ -687,6 +753,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 		bool		has_dead = false;
 
 		vacuum_delay_point();
+		if (blkno > 0 && blkno % BH_FAILSAFE_EVERY_PAGES == 0)
+			(void) _bh_vac_failsafe(&vs);
 
 		/* room for one more page's dead TIDs */
 		if (vs.dead_items->max_items - vs.dead_items->num_items < MaxHeapTuplesPerPage)
@@ -755,7 +823,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 								 PROGRESS_VACUUM_PHASE_INDEX_CLEANUP);
 	/* every block was seen (none is skipped): the counts are exact */
 	new_live_tuples = vs.live_tuples;
-	for (int i = 0; i < vs.nindexes && params->index_cleanup != VACOPTVALUE_DISABLED; i++)
+	for (int i = 0; i < vs.nindexes && params->index_cleanup != VACOPTVALUE_DISABLED &&
+		 !_bh_vac_failsafe(&vs); i++)
 	{
 		IndexVacuumInfo ivinfo;
 
@@ -774,7 +843,8 @@ blinkheap_relation_vacuum(Relation rel, struct VacuumParams *params,
 								NULL, NULL, false);
 	}
 
-	if (params->truncate != VACOPTVALUE_DISABLED && vs.nonempty_pages < vs.rel_pages)
+	if (params->truncate != VACOPTVALUE_DISABLED && !vs.failsafe &&
+		vs.nonempty_pages < vs.rel_pages)
 		_bh_vac_truncate(&vs);
 
 	/*
