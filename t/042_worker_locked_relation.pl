@@ -122,8 +122,36 @@ SELECT count(*) FROM pg_stat_activity
 $x->query_safe('COMMIT');
 $x->quit;
 
+# A refill put off keeps its worker past blinkam.worker_idle_timeout,
+# trying again (after 100 ms, then twice as long each time): the worker
+# used to leave at its idle timeout and the launcher started another for
+# the refill, one worker per try (helper-53).
+$node->safe_psql('postgres', "ALTER SYSTEM SET blinkam.worker_idle_timeout = '500ms'");
+$node->reload;
+$x = $node->background_psql('a');
+$x->query_safe('BEGIN');
+$x->query_safe('LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
+$locked = counter('pool_refills_locked');
+$x->query_safe(
+	"INSERT INTO t SELECT g, repeat('w', 200) FROM generate_series(25001, 35000) g");
+ok($node->poll_query_until('postgres',
+		"SELECT value > $locked FROM blinkam_stats() WHERE name = 'pool_refills_locked'"),
+	'a refill of t is put off again');
+my $starts = counter('worker_starts');
+$locked = counter('pool_refills_locked');
+ok($node->poll_query_until('postgres',
+		"SELECT value >= $locked + 3 FROM blinkam_stats() WHERE name = 'pool_refills_locked'"),
+	'and tried three more times');
+is(counter('worker_starts'), $starts,
+	'by the same worker, which stayed past its idle timeout');
+$x->query_safe('COMMIT');
+$x->quit;
+ok($node->poll_query_until('a',
+		"SELECT leaf_pages > 0 FROM blinkam_pools() WHERE index = 't'::regclass"),
+	't is refilled after this commit too');
+
 is($node->safe_psql('a', 'SELECT count(*), count(DISTINCT k) FROM t'),
-	'25000|25000', 't has every row once');
+	'35000|35000', 't has every row once');
 is($node->safe_psql('a', "SELECT blinkheap_check('t')"), '', 't checks');
 is($node->safe_psql('b', 'SELECT count(*) FROM u'), '140000', 'u has every row');
 is($node->safe_psql('b', "SELECT blink_check('u_k', true)"), '', 'u_k checks');

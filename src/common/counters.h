@@ -38,7 +38,7 @@
 	X(POOL_MISSES, "pool_misses", "splits or inserts that found their pool empty and got a page themselves") \
 	X(POOL_PAGES_ADDED, "pool_pages_added", "pages added to page pools by workers") \
 	X(POOL_REFILLS, "pool_refills", "page pool refills done by workers") \
-	X(POOL_REFILLS_LOCKED, "pool_refills_locked", "page pool refills that workers put off because another transaction held the relation in a conflicting lock (tried again about once a second)") \
+	X(POOL_REFILLS_LOCKED, "pool_refills_locked", "times a worker put a page pool refill off because another transaction held the relation in a conflicting lock (tried again after 100 ms, doubling up to 10 s)") \
 	X(POOL_REFILLS_FAILED, "pool_refills_failed", "page pool refills that failed with an error (a full disk) and were put off for ten seconds") \
 	X(POOL_PAGES_FROM_FSM, "pool_pages_from_fsm", "pages that refills took from an index's free space map instead of extending it") \
 	X(POOL_PAGES_RETURNED, "pool_pages_returned", "pages of recycled pool slots that workers recorded in the free space map") \

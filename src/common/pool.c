@@ -115,6 +115,9 @@ PG_FUNCTION_INFO_V1(blinkam_pools);
 
 /* Work requested from the worker of one database */
 #define BLINKAM_MAX_DB_REQUESTS	64
+
+/* The longest a refill put off waits before it is tried again */
+#define BLINKAM_REFILL_MAX_DELAY_MS	10000
 typedef struct BlinkDbRequest
 {
 	Oid			dbid;			/* InvalidOid: free entry */
@@ -152,7 +155,10 @@ typedef struct BlinkPoolSlot
 	RelFileNode node;
 	bool		refill;			/* a refill is requested */
 	TimestampTz refill_after;	/* ... not to be tried before then (the
-								 * relation was locked: worker.c) */
+								 * relation was locked, or the refill
+								 * failed: worker.c); 0: a fresh request */
+	int			refill_delay;	/* ms the last put-off waited (doubling
+								 * while they go on); 0 after a refill */
 	bool		internal;		/* the relation has internal pages (an
 								 * index); a table's pool holds leaf
 								 * (data) pages only */
@@ -182,13 +188,13 @@ typedef struct BlinkPoolShared
 	uint64		tick;
 	uint32		last_ticket;	/* the last worker start's ticket */
 	int			next_scan;		/* the database entry the launcher's next
-								 * look for work starts at (in turn, so
-								 * that no database always comes first) */
+								 * look for work starts at: the one after
+								 * the last it started a worker for */
 	uint32		last_sweep_id;	/* the last repair request's sweep_id */
-	bool		workers_wanted; /* a database with work waits for a worker
+	int			workers_wanted; /* a database with work waits for a worker
 								 * the launcher may not start
-								 * (blinkam.max_workers): idle workers
-								 * end at once */
+								 * (blinkam.max_workers): BLINKAM_WANTED_*,
+								 * see blinkam_workers_wanted */
 	BlinkDbRequest dbs[BLINKAM_MAX_DB_REQUESTS];
 	BlinkPoolSlot slots[FLEXIBLE_ARRAY_MEMBER];
 	/* then BlockNumber blocks[nslots][2][capacity] */
@@ -269,7 +275,7 @@ pool_shmem_init(void)
 		Pools->tick = 0;
 		Pools->last_ticket = 0;
 		Pools->last_sweep_id = 0;
-		Pools->workers_wanted = false;
+		Pools->workers_wanted = BLINKAM_WANTED_NONE;
 		memset(Pools->dbs, 0, sizeof(Pools->dbs));
 		for (int i = 0; i < Pools->nslots; i++)
 			Pools->slots[i].dbid = InvalidOid;
@@ -331,18 +337,40 @@ db_request(Oid dbid, bool create)
 
 /*
  * Has a pool slot of dbid asked for a refill (that may be tried at now;
- * 0: at any time)?  (The pools lock held.)
+ * 0: at any time)?  REFILL_FRESH if one of them is a new request,
+ * REFILL_RETRY if all are refills put off before (their relation was
+ * locked, or they failed).  (The pools lock held.)
  */
+typedef enum RefillState
+{
+	REFILL_NOT_PENDING,
+	REFILL_FRESH,
+	REFILL_RETRY
+} RefillState;
+
+static RefillState
+refill_state(Oid dbid, TimestampTz now)
+{
+	RefillState state = REFILL_NOT_PENDING;
+
+	for (int i = 0; i < Pools->nslots; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		if (s->dbid != dbid || !s->refill ||
+			(now != 0 && s->refill_after > now))
+			continue;
+		if (s->refill_after == 0)
+			return REFILL_FRESH;
+		state = REFILL_RETRY;
+	}
+	return state;
+}
+
 static bool
 refill_pending(Oid dbid, TimestampTz now)
 {
-	for (int i = 0; i < Pools->nslots; i++)
-	{
-		if (Pools->slots[i].dbid == dbid && Pools->slots[i].refill &&
-			(now == 0 || Pools->slots[i].refill_after <= now))
-			return true;
-	}
-	return false;
+	return refill_state(dbid, now) != REFILL_NOT_PENDING;
 }
 
 /*
@@ -601,6 +629,7 @@ blinkam_pool_take(Relation rel, bool leaf)
 		Pools->slots[slot].n[0] = Pools->slots[slot].n[1] = 0;
 		Pools->slots[slot].refill = false;
 		Pools->slots[slot].refill_after = 0;
+		Pools->slots[slot].refill_delay = 0;
 		Pools->slots[slot].internal = rel->rd_rel->relkind == RELKIND_INDEX;
 		for (int k = 0; k < 2; k++)
 		{
@@ -680,15 +709,21 @@ blinkam_pool_next_refill(Oid *relid, RelFileNode *node, int *need_leaf,
 
 /*
  * The refill of (this database, node) just picked could not be done now
- * (its relation is locked): ask for it again, to be tried no sooner than
- * delay_ms from now.  Until then the worker serves the others, and it is
- * idle if nothing else is asked for (so it leaves for another database
- * that waits for a worker: the request, still set, brings one back).
+ * (its relation is locked, or it failed): ask for it again, to be tried no
+ * sooner than delay_ms from now, or twice the last delay if this slot was
+ * put off before (up to BLINKAM_REFILL_MAX_DELAY_MS), until a refill is
+ * done.  Until then the worker serves the others, and it is idle if
+ * nothing else is asked for: it leaves when another database waits for a
+ * worker, or after blinkam.worker_idle_timeout, and the request, still
+ * set, has the launcher start one again when it is due -- but only into a
+ * free place: a refill put off makes no worker leave for it
+ * (blinkam_databases_needing_workers), else two databases each with a
+ * locked relation would pass the one place back and forth every second.
  */
 void
 blinkam_pool_refill_later(RelFileNode node, int delay_ms)
 {
-	TimestampTz when = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), delay_ms);
+	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < Pools->nslots; i++)
@@ -697,11 +732,36 @@ blinkam_pool_refill_later(RelFileNode node, int delay_ms)
 
 		if (s->dbid == MyDatabaseId && RelFileNodeEquals(s->node, node))
 		{
+			/* a lock held for hours is not tried every second */
+			s->refill_delay = Max(delay_ms,
+								  Min(2 * s->refill_delay, BLINKAM_REFILL_MAX_DELAY_MS));
 			s->refill = true;
-			s->refill_after = when;
+			s->refill_after = TimestampTzPlusMilliseconds(now, s->refill_delay);
 		}
 	}
 	LWLockRelease(Pools->lock);
+}
+
+/*
+ * For this database's idle worker: does a refill put off wait here?  Then
+ * the worker stays past blinkam.worker_idle_timeout (it still leaves when
+ * another database waits for a worker): a conditional lock every few
+ * seconds costs less than a worker started again for each try.
+ */
+bool
+blinkam_pool_refills_put_off(void)
+{
+	bool		found = false;
+
+	LWLockAcquire(Pools->lock, LW_SHARED);
+	for (int i = 0; i < Pools->nslots && !found; i++)
+	{
+		BlinkPoolSlot *s = &Pools->slots[i];
+
+		found = s->dbid == MyDatabaseId && s->refill && s->refill_after != 0;
+	}
+	LWLockRelease(Pools->lock);
+	return found;
 }
 
 /* Free the slot of (this database, node): its relation is gone. */
@@ -778,6 +838,7 @@ blinkam_pool_add(RelFileNode node, BlockNumber *blocks, int nleaf, int nblocks)
 	{
 		BlinkPoolSlot *s = &Pools->slots[i];
 
+		s->refill_delay = 0;	/* a refill is done: no more backing off */
 		for (int b = 0; b < nblocks; b++)
 		{
 			int			kind = b < nleaf ? 0 : 1;
@@ -1174,7 +1235,7 @@ int
 blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 {
 	int			n = 0;
-	bool		wanted = false;
+	int			wanted = BLINKAM_WANTED_NONE;
 	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(Pools->lock, LW_EXCLUSIVE);
@@ -1186,12 +1247,16 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 		if (s->dbid != InvalidOid && s->refill)
 			(void) db_request(s->dbid, true);
 	}
-	/* from a different entry each time: with fewer places than databases
-	 * wanting them, the first entries would always win */
-	Pools->next_scan = (Pools->next_scan + 1) % BLINKAM_MAX_DB_REQUESTS;
+	/*
+	 * In turn: from the entry after the one a worker was last started for,
+	 * so that with fewer places than databases wanting them the first
+	 * entries do not always win.
+	 */
 	for (int k = 0; k < BLINKAM_MAX_DB_REQUESTS; k++)
 	{
-		BlinkDbRequest *r = &Pools->dbs[(Pools->next_scan + k) % BLINKAM_MAX_DB_REQUESTS];
+		int			idx = (Pools->next_scan + k) % BLINKAM_MAX_DB_REQUESTS;
+		BlinkDbRequest *r = &Pools->dbs[idx];
+		RefillState refill;
 
 		/* an idle entry goes, one whose hold has expired included */
 		if (r->dbid != InvalidOid && r->worker_pid == 0 && r->starting == 0)
@@ -1200,13 +1265,23 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 			entry_held(r, now) || r->retry_at > now)
 			continue;
 		/* a refill put off (its relation locked) waits for its time */
-		if (r->repair || r->returns || refill_pending(r->dbid, now))
+		refill = refill_state(r->dbid, now);
+		if (r->repair || r->returns || refill != REFILL_NOT_PENDING)
 		{
 			if (n == max)
 			{
-				wanted = true;	/* no start left for it this time */
+				/*
+				 * No start left for it this time: an idle worker makes
+				 * room (how soon, when all it has is refills put off: see
+				 * blinkam_workers_wanted).
+				 */
+				if (r->repair || r->returns || refill == REFILL_FRESH)
+					wanted = BLINKAM_WANTED_WORK;
+				else if (wanted == BLINKAM_WANTED_NONE)
+					wanted = BLINKAM_WANTED_RETRY;
 				continue;
 			}
+			Pools->next_scan = (idx + 1) % BLINKAM_MAX_DB_REQUESTS;
 			if (++Pools->last_ticket == 0)
 				Pools->last_ticket = 1; /* 0 is no ticket */
 			r->starting = Pools->last_ticket;
@@ -1222,10 +1297,18 @@ blinkam_databases_needing_workers(Oid *dbids, uint32 *tickets, int max)
 
 /*
  * For an idle worker: does a database with work wait for a worker that
- * the launcher may not start?  (Read without the lock: a stale answer
- * only makes a worker end a second late, or linger until the next look.)
+ * the launcher may not start?  BLINKAM_WANTED_WORK: one with work of its
+ * own (a repair, returns, a new refill request): the idle worker leaves at
+ * once.  BLINKAM_WANTED_RETRY: only refills put off before (their relation
+ * was locked, or they failed): a worker with no refill of its own put off
+ * leaves at once, one with such a refill only after its idle timeout --
+ * so that two databases each with a relation locked do not pass the one
+ * place back and forth every second, nor does one of them keep it while
+ * the other's relation is free again.  (Read without the lock: a stale
+ * answer only makes a worker end a second late, or linger until the next
+ * look.)
  */
-bool
+int
 blinkam_workers_wanted(void)
 {
 	return ((volatile BlinkPoolShared *) Pools)->workers_wanted;

@@ -33,6 +33,7 @@ extern int	blinkam_pool_held(Relation rel);
 extern bool blinkam_pool_next_refill(Oid *relid, RelFileNode *node,
 									 int *need_leaf, int *need_internal);
 extern void blinkam_pool_refill_later(RelFileNode node, int delay_ms);
+extern bool blinkam_pool_refills_put_off(void);
 extern void blinkam_pool_forget(RelFileNode node);
 extern int	blinkam_pool_next_returns(Oid *relid, RelFileNode *node,
 									  BlockNumber *blocks, int max);
@@ -48,7 +49,11 @@ extern int	blinkam_worker_start_failed(Oid dbid, uint32 ticket, bool ran,
 										int *in_a_row);
 extern bool blinkam_worker_attach(uint32 ticket);
 extern bool blinkam_worker_should_leave(void);
-extern bool blinkam_workers_wanted(void);
+/* blinkam_workers_wanted */
+#define BLINKAM_WANTED_NONE		0
+#define BLINKAM_WANTED_RETRY	1
+#define BLINKAM_WANTED_WORK		2
+extern int	blinkam_workers_wanted(void);
 extern void blinkam_worker_detach(bool died_sweeping);
 
 /*

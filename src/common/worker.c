@@ -52,7 +52,7 @@
  * stays in the database's entry until the sweep is complete, with its
  * position (the pass; in the full sweep, the relation and the next
  * block), recorded after each slice.  A worker that dies (an ERROR in a
- * slice or in a refill between slices, pg_terminate_backend) or leaves on
+ * slice or in a return between slices, pg_terminate_backend) or leaves on
  * purpose (blinkam_worker_should_leave: ALTER DATABASE ... RENAME and the
  * like; DROP DATABASE clears the request) is followed by one that resumes
  * from that position, skipping the pass over buffered pages, which the
@@ -225,6 +225,25 @@ typedef enum WorkerRefill
 /* ... and one that failed (a full disk) */
 #define REFILL_FAILED_RETRY_MS	10000
 
+/* What an error in a refill says it was doing */
+typedef struct RefillContext
+{
+	Oid			relid;
+	const char *relname;		/* once the relation is open */
+} RefillContext;
+
+static void
+refill_error_callback(void *arg)
+{
+	RefillContext *c = (RefillContext *) arg;
+
+	if (c->relname)
+		errcontext("refilling the page pool of relation \"%s\" (OID %u)",
+				   c->relname, c->relid);
+	else
+		errcontext("refilling the page pool of relation with OID %u", c->relid);
+}
+
 /*
  * Refill the pool of relid (node) with nleaf leaf and ninternal internal
  * pages, in a transaction of its own.  Pages come from the free space map
@@ -241,6 +260,13 @@ worker_refill_relation(Oid relid, RelFileNode node, int nleaf, int ninternal)
 	BlockNumber nblocks;
 	int			n = nleaf + ninternal,
 				got = 0;
+	RefillContext context = {relid, NULL};
+	ErrorContextCallback callback;
+
+	callback.callback = refill_error_callback;
+	callback.arg = &context;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
 
 	StartTransactionCommand();
 	rel = worker_open_relation(relid, node.relNode, &kind, &busy);
@@ -255,6 +281,7 @@ worker_refill_relation(Oid relid, RelFileNode node, int nleaf, int ninternal)
 		 * waited for it.
 		 */
 		CommitTransactionCommand();
+		error_context_stack = callback.previous;
 		if (!busy)
 		{
 			blinkam_pool_forget(node);
@@ -264,6 +291,7 @@ worker_refill_relation(Oid relid, RelFileNode node, int nleaf, int ninternal)
 		blinkam_pool_refill_later(node, REFILL_RETRY_MS);
 		return REFILL_LATER;
 	}
+	context.relname = RelationGetRelationName(rel);
 
 	blocks = MemoryContextAlloc(WorkerContext, sizeof(BlockNumber) * n);
 	nblocks = RelationGetNumberOfBlocks(rel);
@@ -297,8 +325,10 @@ worker_refill_relation(Oid relid, RelFileNode node, int nleaf, int ninternal)
 	pfree(blocks);
 	blinkam_count(BLINKAM_COUNTER_POOL_PAGES_ADDED, n);
 	blinkam_count(BLINKAM_COUNTER_POOL_REFILLS, 1);
+	context.relname = NULL;		/* (not to be used once closed) */
 	relation_close(rel, RowExclusiveLock);
 	CommitTransactionCommand();
+	error_context_stack = callback.previous;
 	return REFILL_DONE;
 }
 
@@ -486,12 +516,13 @@ worker_reload_config(void)
  * them was spent by the wake-up that began the round (dc33778 slept out
  * the rest of the pause with them pending).
  *
- * A refill here may fail (a lock timeout while a REINDEX holds the index,
- * a cancel, a full disk): the ERROR ends the worker, but not the sweep,
- * whose request and position stay in the database's entry (pool.c,
- * "Repair sweeps"); the next worker resumes it after the slice before
- * this gap.  Such a death does not count against the sweep's position
- * (sweep_working is off here).
+ * A refill here that fails (a cancel, a full disk) is logged and put
+ * off, as anywhere (worker_refill_one); one whose relation is locked is
+ * put off without waiting.  A return that fails (an I/O error) ends the
+ * worker, but not the sweep, whose request and position stay in the
+ * database's entry (pool.c, "Repair sweeps"); the next worker resumes it
+ * after the slice before this gap.  Such a death does not count against
+ * the sweep's position (sweep_working is off here).
  */
 static void
 worker_repair_gap(Oid relid, bool buffered, BlockNumber next)
@@ -985,12 +1016,26 @@ blinkam_worker_main(Datum main_arg)
 
 		if (worked)
 			last_work = GetCurrentTimestamp();
-		else if (blinkam_workers_wanted() ||
-				 TimestampDifferenceExceeds(last_work, GetCurrentTimestamp(),
-											blinkam_worker_idle_timeout))
-			break;				/* idle, and another database waits for a
-								 * worker (blinkam.max_workers), or idle
-								 * for long enough */
+		else
+		{
+			/*
+			 * Idle.  It leaves when another database waits for a worker
+			 * (blinkam.max_workers) with work of its own, or with refills
+			 * put off while this one has none (blinkam_workers_wanted);
+			 * and after blinkam.worker_idle_timeout, unless it has a
+			 * refill put off to try again and nobody waits.
+			 */
+			int			wanted = blinkam_workers_wanted();
+			bool		put_off = blinkam_pool_refills_put_off();
+			bool		idle_long = TimestampDifferenceExceeds(last_work,
+															   GetCurrentTimestamp(),
+															   blinkam_worker_idle_timeout);
+
+			if (wanted == BLINKAM_WANTED_WORK ||
+				(wanted == BLINKAM_WANTED_RETRY && (!put_off || idle_long)) ||
+				(idle_long && !put_off))
+				break;
+		}
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 1000L, PG_WAIT_EXTENSION);
