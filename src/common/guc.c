@@ -117,6 +117,7 @@ static const struct config_enum_entry pause_at_options[] = {
 	{"unique_probed", BLINKAM_PAUSE_UNIQUE_PROBED, false},
 	{"pending_landed", BLINKAM_PAUSE_PENDING_LANDED, false},
 	{"unique_leaves_read", BLINKAM_PAUSE_UNIQUE_LEAVES_READ, false},
+	{"heap_truncate_scan", BLINKAM_PAUSE_HEAP_TRUNCATE_SCAN, false},
 	{NULL, 0, false}
 };
 

@@ -140,10 +140,13 @@ typedef enum BlinkamPausePoint
 	BLINKAM_PAUSE_PENDING_LANDED,	/* a flush has put waiting unique entries
 									 * on their leaves, their keys still in
 									 * pending.c */
-	BLINKAM_PAUSE_UNIQUE_LEAVES_READ	/* a unique check has read pending.c,
+	BLINKAM_PAUSE_UNIQUE_LEAVES_READ,	/* a unique check has read pending.c,
 										 * then its key's first leaf and right
 										 * siblings; it holds the first leaf
 										 * only */
+	BLINKAM_PAUSE_HEAP_TRUNCATE_SCAN	/* a blinkheap VACUUM holds the
+										 * table's AccessExclusiveLock and
+										 * has found its last page empty */
 } BlinkamPausePoint;
 
 #define BLINKAM_STOP_ERROR	0

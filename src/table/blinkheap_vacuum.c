@@ -512,6 +512,8 @@ _bh_vac_unused_pages(BhVacState *vs)
 /* How a truncation waits for its lock */
 #define BH_TRUNCATE_LOCK_WAIT_MS	50
 #define BH_TRUNCATE_LOCK_TIMEOUT_MS	5000
+/* ... and looks for waiters behind it after this many pages */
+#define BH_TRUNCATE_CHECK_PAGES		32
 
 /* The failsafe is looked at again after this many pages (4 GB) */
 #define BH_FAILSAFE_EVERY_PAGES \
@@ -652,6 +654,23 @@ _bh_vac_truncate(BhVacState *vs)
 	{
 		CHECK_FOR_INTERRUPTS();
 		newblocks--;
+		/* tests: the lock held, the scan begun; a reader queues behind */
+		if (newblocks == nblocks - 1)
+			blinkam_debug_pause(BLINKAM_PAUSE_HEAP_TRUNCATE_SCAN);
+
+		/*
+		 * Someone waits for the table (every reader and writer waits
+		 * behind our lock): cut what was found so far and let go, as
+		 * heap's VACUUM does; the next VACUUM does the rest.
+		 */
+		if ((nblocks - newblocks) % BH_TRUNCATE_CHECK_PAGES == 0 &&
+			LockHasWaitersRelation(vs->rel, AccessExclusiveLock))
+		{
+			ereport(vs->elevel,
+					(errmsg("\"%s\": suspending truncate due to conflicting lock request",
+							RelationGetRelationName(vs->rel))));
+			break;
+		}
 	}
 	if (newblocks < nblocks)
 	{
