@@ -1,8 +1,7 @@
 # What VACUUM of a blinkheap table tells the operator, as heap's does:
 # autovacuum logs its runs longer than log_autovacuum_min_duration (it
 # never logged one), and VACUUM VERBOSE reports the pages it truncated
-# (only at DEBUG1 before); and its truncation waits a while for its lock
-# instead of trying once.  Found by helper-49.
+# (only at DEBUG1 before).  Found by helper-49.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -48,36 +47,6 @@ like($err, qr/INFO:  "vv": truncated \d+ to \d+ pages/,
 	'VACUUM VERBOSE reports the truncation');
 like($err, qr/INFO:  blinkheap "vv": removed 4900 dead tuples/,
 	'and what it removed');
-
-# The truncation waits for its lock a while, as heap's does: a table
-# held a moment (here by a session's ROW EXCLUSIVE lock, as a pool refill
-# or an insert holds it) is truncated once it is free.  It was tried once
-# and skipped.
-$node->safe_psql('postgres', q{
-CREATE TABLE vw (id int, pad text) USING blinkheap WITH (autovacuum_enabled = off);
-INSERT INTO vw SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g;
-DELETE FROM vw WHERE id > 100;
-CHECKPOINT;
-});
-my $before = $node->safe_psql('postgres', "SELECT pg_relation_size('vw') / 8192");
-my $holder = $node->background_psql('postgres');
-$holder->query_safe('BEGIN');
-$holder->query_safe('LOCK TABLE vw IN ROW EXCLUSIVE MODE');
-my $vacuum = $node->background_psql('postgres');
-$vacuum->query_until(qr/started/, q{
-\echo started
-VACUUM vw;
-});
-ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'VacuumTruncate'"),
-	'the truncation waits for the lock');
-$holder->query_safe('COMMIT');
-$holder->quit;
-$vacuum->quit;
-my $after = $node->safe_psql('postgres', "SELECT pg_relation_size('vw') / 8192");
-ok($after < $before, "truncated once the lock was free ($before to $after pages)");
-is($node->safe_psql('postgres', "SELECT count(*), blinkheap_check('vw') FROM vw"),
-	'100|', 'vw keeps its rows and checks');
 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM av'), '100', 'av keeps its rows');
 is($node->safe_psql('postgres',
